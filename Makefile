@@ -1,0 +1,30 @@
+# Two commands on a fresh machine with Python 3.11 and pip: `make app` and `make test`.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: app test venv validate bench report clean
+
+$(STAMP): pyproject.toml constraints.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+app: $(STAMP)
+	$(BIN)/python -m workbook.app
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+validate: $(STAMP)
+	$(BIN)/python -m workbook.validate
+
+bench: $(STAMP)
+	$(BIN)/python -m workbook.bench
+
+clean:
+	rm -rf $(VENV)

@@ -1,0 +1,18 @@
+"""GPU training decision workbook: which accelerators to buy or rent, how many, and where to put them.
+
+Public API (notebooks, the Voila app and reports use only this)::
+
+    from workbook import accelerators, estimate_training, estimate_frame, check_claim
+"""
+
+from .catalog import CatalogError, UnknownIdError, accelerators, load_catalog
+from .claims import check_claim
+from .compute import chinchilla_tokens, flops_per_token, model_shape, training_flops
+from .estimate import TrainingEstimate, estimate_frame, estimate_training
+from .inference import inference_frame
+
+__all__ = [
+    "CatalogError", "UnknownIdError", "accelerators", "load_catalog", "check_claim", "chinchilla_tokens",
+    "flops_per_token", "model_shape", "training_flops", "TrainingEstimate", "estimate_frame",
+    "estimate_training", "inference_frame",
+]

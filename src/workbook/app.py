@@ -1,0 +1,55 @@
+"""Serve the Voila app offline on http://127.0.0.1:8866 (``make app``).
+
+Voila's ``lab`` template links Font Awesome from a CDN (voila#539); we generate a two-file template
+``offline`` that extends it without those lines, from the *installed* template so it follows the
+pinned Voila (../shared/reference/jupyter_stack.md). Settings live in the committed ``voila.json``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+SHARE = REPO / "build" / "share" / "jupyter"
+APP_NOTEBOOK = REPO / "notebooks" / "app.ipynb"
+
+
+def build_offline_template(share: Path = SHARE) -> Path:
+    """Write share/jupyter/voila/templates/offline (lab without CDN links); return its folder."""
+    import voila
+
+    lab = Path(sys.prefix) / "share" / "jupyter" / "voila" / "templates" / "lab" / "index.html.j2"
+    if not lab.exists():  # installed elsewhere (user site): look beside the package
+        lab = Path(voila.__file__).resolve().parents[3] / "share" / "jupyter" / "voila" / "templates" / "lab" / "index.html.j2"
+    out = share / "voila" / "templates" / "offline"
+    out.mkdir(parents=True, exist_ok=True)
+    lines = [ln for ln in lab.read_text().splitlines(keepends=True) if "fontawesome-free" not in ln]
+    (out / "index.html.j2").write_text("".join(lines))
+    (out / "conf.json").write_text('{"base_template": "lab"}\n')
+    return out
+
+
+def voila_command(notebook: Path = APP_NOTEBOOK, port: int = 8866) -> tuple[list[str], dict]:
+    """The command line and environment that serve ``notebook`` with the committed settings."""
+    build_offline_template()
+    env = dict(os.environ)
+    env["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(SHARE), env.get("JUPYTER_PATH")]))
+    cmd = [
+        sys.executable, "-m", "voila", str(notebook),
+        f"--port={port}", "--no-browser",
+        f"--Voila.root_dir={REPO / 'notebooks'}",
+    ]
+    return cmd, env
+
+
+def main() -> None:
+    cmd, env = voila_command()
+    print(f"Serving the workbook on http://127.0.0.1:8866 (Ctrl-C stops it)", flush=True)
+    os.chdir(REPO)  # voila.json is read from the launch directory
+    os.execve(sys.executable, cmd, env)
+
+
+if __name__ == "__main__":
+    main()

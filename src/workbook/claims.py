@@ -1,0 +1,75 @@
+"""Check a training-time claim against the hardware's peak: ``check_claim``.
+
+Implied MFU = training FLOPs / (GPUs x seconds x dense peak). Above 1.0 at the BF16 peak the claim
+needs more arithmetic than the chips can do at all; the best published large runs reach about
+0.4-0.55 of the BF16 peak (data/published_runs.csv: LLaMA-65B 0.48, Llama 3.1 405B 0.38-0.43).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .catalog import Catalog, load_catalog
+from .compute import training_flops
+from .estimate import estimate_training
+from .validation import check_number
+
+#: Highest implied BF16-peak MFU among the published full runs in data/published_runs.csv is
+#: ~0.5 (LLaMA-13B 0.514); NeMo FP8 benchmarks reach 0.7-0.8 of the BF16 peak. Above this a claim
+#: is implausible; above 1.0 at the precision's own peak it is physically impossible.
+PLAUSIBLE_MFU_BF16 = 0.60
+
+
+@dataclass
+class ClaimCheck:
+    implied_mfu: float  # vs dense BF16 peak
+    implied_mfu_fp8: float | None  # vs dense FP8 peak (None: no FP8)
+    verdict: str  # physically-impossible | implausible | plausible
+    reason: str
+    flops_required: float
+    flops_available_at_peak: float
+    realistic_days: float
+    realistic_gpu_hours: float
+    realistic_mfu: float
+
+
+def check_claim(n_params, n_tokens, accelerator: str, n_gpus, days, *, catalog: Catalog | None = None,
+                seq_len: int = 4096, attention: str = "none") -> ClaimCheck:
+    """Check "a model of ``n_params`` on ``n_tokens`` takes ``days`` on ``n_gpus`` x ``accelerator``".
+
+    ``attention="none"`` uses 6 N D, the most favourable count for the claim (any attention FLOPs
+    only make it harder). The realistic figures come from :func:`workbook.estimate_training`.
+    """
+    check_number("days", days, positive=True)
+    check_number("n_gpus", n_gpus, positive=True, integer=True)
+    cat = catalog or load_catalog()
+    spec = cat.accelerator(accelerator)
+    flops = float(training_flops(n_params, n_tokens, seq_len=seq_len, attention=attention))
+    seconds = float(days) * 86400.0
+    peak_bf16 = float(spec["tflops_dense_bf16"]) * 1e12
+    available = n_gpus * seconds * peak_bf16
+    mfu = flops / available
+    fp8 = spec["tflops_dense_fp8"]
+    mfu_fp8 = flops / (n_gpus * seconds * float(fp8) * 1e12) if fp8 == fp8 and fp8 is not None else None
+    best = min(x for x in (mfu, mfu_fp8) if x is not None)
+    real = estimate_training(n_params, n_tokens, accelerator, int(n_gpus), seq_len=seq_len, catalog=cat)
+    if best > 1.0:
+        verdict = "physically-impossible"
+        reason = (f"{flops:.2e} FLOP in {days:g} days on {n_gpus} x {accelerator} needs {mfu:.1f}x the dense BF16 peak "
+                  f"({peak_bf16 / 1e12:,.0f} TFLOP/s per GPU)" + (f" and {mfu_fp8:.1f}x the FP8 peak" if mfu_fp8 else "")
+                  + "; no precision of this hardware can do it")
+    elif mfu > PLAUSIBLE_MFU_BF16:
+        verdict = "implausible"
+        reason = (f"needs {mfu:.0%} of the dense BF16 peak; the best published large runs reach about 40-55% "
+                  f"(FP8 could make it {mfu_fp8:.0%} of the FP8 peak)" if mfu_fp8 else
+                  f"needs {mfu:.0%} of the dense BF16 peak; the best published large runs reach about 40-55%")
+    else:
+        verdict = "plausible"
+        reason = f"needs {mfu:.0%} of the dense BF16 peak, within what published runs reach"
+    reason += (f". The estimate for this run: {real.wall_days:,.0f} days, {real.gpu_hours:,.0f} GPU-hours "
+               f"at {real.mfu:.0%} MFU")
+    return ClaimCheck(
+        implied_mfu=mfu, implied_mfu_fp8=mfu_fp8, verdict=verdict, reason=reason, flops_required=flops,
+        flops_available_at_peak=available, realistic_days=real.wall_days, realistic_gpu_hours=real.gpu_hours,
+        realistic_mfu=real.mfu,
+    )

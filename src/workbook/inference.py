@@ -1,0 +1,116 @@
+"""Serving throughput and $ per million tokens (enough to test the article's inference advice).
+
+Decode is memory-bandwidth bound: every step reads the weights once plus each sequence's KV cache
+(Pope et al. 2022, "Efficiently Scaling Transformer Inference", arXiv 2211.05102). Per replica of
+``g`` GPUs (tensor parallel, the fewest that hold the weights with room for KV cache)::
+
+    step_s    = max((W + B * kv_bytes(ctx)) / (g * HBM_bw * eff_bw), 2 N B / (g * peak * eff_c))
+    tokens/s  = B / step_s
+    prefill   = 2 N per prompt token at peak * eff_c (compute bound)
+
+with the batch ``B`` capped by memory: ``(g * usable - W) / kv_bytes(ctx)``.
+KV bytes per token = 2 (K and V) x layers x d_model x kv_heads_ratio x bytes per value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from . import compute
+from .catalog import Catalog, load_catalog
+from .estimate import assumption_values
+from .validation import check_choice, check_number
+
+WEIGHT_BYTES = {"bf16": 2.0, "fp8": 1.0, "fp4": 0.5}
+
+
+@dataclass
+class InferenceEstimate:
+    accelerator: str
+    gpus_per_replica: int
+    batch: int
+    decode_tokens_per_s_per_gpu: float
+    prefill_tokens_per_s_per_gpu: float
+    usd_per_million_tokens: float
+    price_usd_per_gpu_hour: float
+    price_basis: str
+
+
+def inference_frame(n_params, accelerators=None, *, precision="bf16", context_tokens=4096, max_batch=256,
+                    prompt_share=0.5, price_basis="rent-on-demand", catalog: Catalog | None = None,
+                    assumptions=None) -> pd.DataFrame:
+    """Serving estimate for a model on each accelerator (one row per accelerator).
+
+    Parameters
+    ----------
+    n_params : float
+        Parameters [count].
+    accelerators : list of str, optional
+        Catalog ids (default: all with the precision).
+    precision : {"bf16", "fp8", "fp4"}
+        Weight and compute precision.
+    context_tokens : int
+        Tokens held in the KV cache per sequence (prompt + output) [tokens].
+    max_batch : int
+        Largest decode batch the server runs [sequences].
+    prompt_share : float
+        Share of processed tokens that are prompt (prefill) tokens; the rest are generated.
+    price_basis : {"rent-on-demand", "rent-spot", "rent-reserved-1y", "owned"}
+        "owned": buy-new price amortized over hardware_life_years at full utilization plus energy.
+    """
+    cat = catalog or load_catalog()
+    a = assumption_values(cat, assumptions)
+    check_number("n_params", n_params, positive=True)
+    check_choice("precision", precision, WEIGHT_BYTES)
+    check_number("context_tokens", context_tokens, positive=True, integer=True)
+    check_number("max_batch", max_batch, positive=True, integer=True)
+    check_number("prompt_share", prompt_share, minimum=0, maximum=0.99)
+    check_choice("price_basis", price_basis, ("rent-on-demand", "rent-spot", "rent-reserved-1y", "owned"))
+    accs = cat.tables["accelerators"].set_index("accelerator_id")
+    ids = list(accs.index) if accelerators is None else list(accelerators)
+    for i in ids:
+        cat.accelerator(i)
+    spec = accs.loc[ids]
+    peak = spec[f"tflops_dense_{precision}"].to_numpy(float)
+    ok = np.isfinite(peak)
+    spec, peak, ids = spec[ok], peak[ok], [i for i, k in zip(ids, ok) if k]
+    L, d = compute.model_shape(n_params)
+    W = float(n_params) * WEIGHT_BYTES[precision]
+    kv_per_seq = 2.0 * float(L) * float(d) * a["kv_heads_ratio"] * 2.0 * context_tokens
+    usable = spec["memory_gb"].to_numpy(float) * 1e9 * a["memory_usable_fraction"]
+    # Fewest GPUs (power of two, within the scale-up domain when possible) that hold W plus one sequence.
+    g = 2.0 ** np.ceil(np.log2(np.maximum(1.0, (W + kv_per_seq) / usable)))
+    batch = np.clip(np.floor((g * usable - W) / kv_per_seq), 1, max_batch)
+    bw = spec["memory_bw_tbps"].to_numpy(float) * 1e12 * a["inference_bw_efficiency"]
+    rate = peak * 1e12 * a["inference_compute_efficiency"]
+    step = np.maximum((W + batch * kv_per_seq) / (g * bw), 2.0 * n_params * batch / (g * rate))
+    decode = batch / step / g
+    prefill = rate / (2.0 * n_params)
+    blended = 1.0 / (prompt_share / prefill + (1.0 - prompt_share) / decode)
+    price = _price_per_gpu_hour(cat, a, ids, price_basis)
+    usd_per_m = price / (blended * 3600.0) * 1e6
+    return pd.DataFrame({
+        "accelerator": ids, "gpus_per_replica": g.astype(int), "batch": batch.astype(int),
+        "decode_tokens_per_s_per_gpu": decode, "prefill_tokens_per_s_per_gpu": prefill,
+        "blended_tokens_per_s_per_gpu": blended, "price_usd_per_gpu_hour": price,
+        "usd_per_million_tokens": usd_per_m, "price_basis": price_basis,
+    }).sort_values("usd_per_million_tokens", na_position="last").reset_index(drop=True)
+
+
+def _price_per_gpu_hour(cat: Catalog, a: dict, ids, basis: str) -> np.ndarray:
+    if basis != "owned":
+        return np.array([cat.price(i, basis) for i in ids], float)
+    life = cat.param("facility", "hardware_life_years")
+    kwh = cat.param("facility", "electricity_usd_per_kwh")
+    pue = cat.param("facility", "pue_air")
+    spec = cat.tables["accelerators"].set_index("accelerator_id")
+    out = []
+    for i in ids:
+        price = cat.price(i, "buy-new")
+        tdp = spec.loc[i, "tdp_w"]
+        energy = (tdp / 1000.0 if np.isfinite(tdp) else np.nan) * pue * kwh
+        out.append(price / (life * 8760.0) + energy)
+    return np.array(out, float)

@@ -1,0 +1,116 @@
+"""Memory per GPU: model states (weights, gradients, optimizer) and activations.
+
+One ledger, each term cited (peer_tools.md finding 1: tools disagree by 2x because they hide it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .validation import check_choice, check_number
+
+GB = 1e9
+
+#: Bytes per parameter of each model-state term, by optimizer scheme.
+STATE_BYTES = {
+    # Mixed-precision Adam: fp16/bf16 weights 2 + gradients 2 + fp32 master 4 + momentum 4 +
+    # variance 4 = 16 bytes/param. ZeRO, Rajbhandari et al. 2019 (arXiv 1910.02054) Sec. 3.1.
+    "adam-mixed": {"weights": 2.0, "grads": 2.0, "optimizer": 12.0},
+    # Same with fp32 gradients (llm-analysis, Megatron's accumulate-in-fp32): 18 bytes/param.
+    "adam-mixed-fp32-grads": {"weights": 2.0, "grads": 4.0, "optimizer": 12.0},
+    # FP8-LM (Peng et al. 2023, arXiv 2310.18313, Sec. 2.3): fp16 master weights with a scaling
+    # factor 2 + fp8 gradients 1 + fp8 first moment 1 + fp16 second moment 2 = 6 bytes/param; the
+    # fp8 compute copy of the weights is cast from the master per layer.
+    "adam-fp8": {"weights": 0.0, "grads": 1.0, "optimizer": 5.0},
+}
+
+#: Bytes per parameter of the frozen base model in adapter fine-tuning.
+FROZEN_BASE_BYTES = {
+    "lora": 2.0,  # bf16 base weights (Hu et al. 2021, arXiv 2106.09685)
+    # NF4 4-bit base with double quantization: 4 + 0.127 bits/param (Dettmers et al. 2023,
+    # arXiv 2305.14314, Sec. 3 "Double Quantization") = 0.516 bytes/param.
+    "qlora": (4.0 + 0.127) / 8.0,
+}
+
+ZERO_STAGES = (0, 1, 2, 3)
+RECOMPUTE = ("none", "selective", "full")
+
+
+def model_state_bytes_per_param(optimizer: str = "adam-mixed") -> float:
+    """Bytes per parameter of weights + gradients + optimizer states (16 for mixed Adam)."""
+    check_choice("optimizer", optimizer, STATE_BYTES)
+    return float(sum(STATE_BYTES[optimizer].values()))
+
+
+def model_state_memory_gb(n_params, *, zero_stage=0, dp=1, tp=1, pp=1, optimizer: str = "adam-mixed"):
+    """Weights, gradients and optimizer states per GPU [GB] under ZeRO / FSDP sharding.
+
+    Tensor (``tp``) and pipeline (``pp``) parallelism split every term; ZeRO-1 also splits the
+    optimizer states over the data-parallel degree ``dp``, ZeRO-2 also the gradients, ZeRO-3 (FSDP
+    FULL_SHARD) also the weights (Rajbhandari et al. 2019, arXiv 1910.02054, Fig. 1).
+
+    Golden values (ZeRO Fig. 1, 7.5B params, dp=64): 120 GB, 31.4 GB, 16.6 GB, 1.9 GB for stages
+    0-3.
+    """
+    check_choice("optimizer", optimizer, STATE_BYTES)
+    n = np.asarray(check_number("n_params", n_params, positive=True), float)
+    z = np.asarray(check_number("zero_stage", zero_stage, minimum=0, maximum=3, integer=True), float)
+    dp = np.asarray(check_number("dp", dp, minimum=1), float)
+    mp = np.asarray(check_number("tp", tp, minimum=1), float) * np.asarray(check_number("pp", pp, minimum=1), float)
+    b = STATE_BYTES[optimizer]
+    per_gpu = (
+        b["weights"] / np.where(z >= 3, dp, 1.0)
+        + b["grads"] / np.where(z >= 2, dp, 1.0)
+        + b["optimizer"] / np.where(z >= 1, dp, 1.0)
+    )
+    return n * per_gpu / mp / GB
+
+
+def activation_memory_gb(seq_len, micro_batch, d_model, n_layers, n_heads=None, *, tp=1,
+                         sequence_parallel=True, recompute: str = "selective", bytes_per_value: float = 2.0):
+    """Activation memory per GPU [GB] of a transformer for one micro-batch in flight per layer.
+
+    Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer Models"
+    (arXiv 2205.05198), Sec. 4, per layer (16-bit activations):
+
+    - no recompute, no parallelism: ``s b h (34 + 5 a s / h)``
+    - tensor parallel ``t``, no sequence parallel: ``s b h (10 + 24/t + 5 a s / (h t))``
+    - tensor + sequence parallel: ``s b h (34/t + 5 a s / (h t))``
+    - selective recompute (or FlashAttention, which never stores the s x s scores): drops the
+      ``5 a s / h`` term: ``s b h 34/t`` (with SP)
+    - full recompute: only the layer input is kept, ``2 s b h`` (``/t`` with SP)
+
+    With 1F1B pipelining the first stage holds ``p`` micro-batches of ``L/p`` layers, i.e. ``L``
+    layers' worth (Korthikanti Sec. 4.2.3), so ``pp`` does not divide the total.
+    ``bytes_per_value`` scales the 16-bit constants (the paper's 34 assumes 2-byte values).
+    """
+    check_choice("recompute", recompute, RECOMPUTE)
+    s = np.asarray(check_number("seq_len", seq_len, positive=True), float)
+    b = np.asarray(check_number("micro_batch", micro_batch, positive=True), float)
+    h = np.asarray(check_number("d_model", d_model, positive=True), float)
+    L = np.asarray(check_number("n_layers", n_layers, positive=True), float)
+    t = np.asarray(check_number("tp", tp, minimum=1), float)
+    a = h / 128.0 if n_heads is None else np.asarray(check_number("n_heads", n_heads, positive=True), float)
+    sp = bool(sequence_parallel)
+    if recompute == "full":
+        per_layer = 2.0 * s * b * h / (t if sp else 1.0)
+    elif recompute == "selective":
+        per_layer = s * b * h * (34.0 / t if sp else 10.0 + 24.0 / t)
+    else:
+        attn = 5.0 * a * s / (h * t)
+        per_layer = s * b * h * ((34.0 / t if sp else 10.0 + 24.0 / t) + attn)
+    return per_layer * L * (bytes_per_value / 2.0) / GB
+
+
+def adapter_state_memory_gb(n_params, *, method: str = "lora", trainable_fraction: float = 0.005, shard=1):
+    """Frozen base weights + trainable adapter states per GPU [GB] for LoRA / QLoRA.
+
+    Base: 2 bytes/param (LoRA, bf16) or 0.516 (QLoRA NF4 + double quantization). The adapters
+    (``trainable_fraction`` of the parameters) carry full mixed-precision Adam states, 16 B/param.
+    ``shard``: GPUs the base is sharded over (FSDP / tensor parallel).
+    """
+    check_choice("method", method, FROZEN_BASE_BYTES)
+    n = np.asarray(check_number("n_params", n_params, positive=True), float)
+    f = check_number("trainable_fraction", trainable_fraction, minimum=0, maximum=1)
+    shard = np.asarray(check_number("shard", shard, minimum=1), float)
+    return (n * FROZEN_BASE_BYTES[method] / shard + n * f * 16.0) / GB

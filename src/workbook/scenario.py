@@ -1,0 +1,175 @@
+"""A decision scenario: what you train, with what money, power and people.
+
+Validated by pydantic (a bad field raises :class:`ScenarioError`, a ``ValueError`` subclass whose
+message names the field, the value and what is allowed) and round-tripped to YAML / JSON with keys
+equal to the field names.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal, Optional
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+WORKLOADS = ("pretrain", "continued-pretrain", "full-finetune", "lora", "qlora", "inference-heavy")
+ACQUISITIONS = ("rent-spot", "rent-on-demand", "rent-reserved", "buy-new", "buy-used")
+OBJECTIVES = ("cheapest-within-deadline", "fastest-within-budget")
+
+#: Workload -> training method of the estimation engine.
+WORKLOAD_METHOD = {
+    "pretrain": "full", "continued-pretrain": "full", "full-finetune": "full",
+    "lora": "lora", "qlora": "qlora", "inference-heavy": "full",
+}
+
+
+class ScenarioError(ValueError):
+    """A scenario field is invalid; ``errors`` lists (field, value, message)."""
+
+    def __init__(self, errors: list[tuple[str, object, str]]):
+        self.errors = errors
+        lines = [m if f == "<scenario>" else f"{f}={v!r}: {m}" for f, v, m in errors]
+        super().__init__("invalid scenario: " + "; ".join(lines))
+
+
+class Scenario(BaseModel):
+    """Inputs of :func:`workbook.recommend`. Units are in the field names or descriptions."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    name: str = Field("custom", description="A label for reports.")
+    workload: Literal[WORKLOADS] = Field("pretrain", description="What kind of training.")
+    n_params: float = Field(..., gt=0, le=1e14, description="Model parameters [count].")
+    n_active_params: Optional[float] = Field(None, gt=0, le=1e14, description="MoE active parameters per token [count].")
+    n_tokens: Optional[float] = Field(None, gt=0, le=1e15, description="Training tokens per run; default: Chinchilla 20 x params for (continued) pretraining.")
+    seq_len: int = Field(4096, ge=128, le=1_048_576, description="Sequence length [tokens].")
+    precision: Literal["bf16", "fp8"] = Field("bf16", description="Training precision.")
+    deadline_days: float = Field(..., gt=0, le=3650, description="Time from decision to finished run, lead time included [days].")
+    budget_usd: float = Field(..., ge=0, le=1e11, description="Money for the first year: purchase + running costs, or rent for the year's runs [USD].")
+    runs_per_year: float = Field(1.0, gt=0, le=365, description="Runs of this size per year.")
+    site_power_kw: float = Field(..., gt=0, le=1e7, description="Facility power available for the cluster, cooling included [kW].")
+    rack_limit_kw: Optional[float] = Field(None, gt=0, le=1000, description="Power one rack can carry [kW]; default by cooling (data/facility.csv).")
+    cooling: Literal["air", "liquid"] = Field("air", description="How the racks are cooled.")
+    allow_liquid_retrofit: bool = Field(False, description="Buying may add liquid cooling (cost from data/facility.csv).")
+    electricity_usd_per_kwh: Optional[float] = Field(None, ge=0, le=5, description="Electricity price [USD/kWh]; default data/facility.csv.")
+    pue: Optional[float] = Field(None, ge=1.0, le=3.0, description="Power usage effectiveness; default by cooling.")
+    team_size: int = Field(5, ge=1, le=100_000, description="People on the ML team.")
+    platform_engineers: int = Field(0, ge=0, le=100_000, description="Engineers who can run clusters (drivers, fabric, schedulers).")
+    rocm_experience: bool = Field(False, description="The team has shipped training on ROCm before.")
+    lead_time_tolerance_weeks: Optional[float] = Field(None, ge=0, le=520, description="Longest acceptable wait for hardware [weeks]; default: only the deadline limits it.")
+    used_hardware_allowed: bool = Field(True, description="Second-hand GPUs may be bought.")
+    acquisition_modes: list[Literal[ACQUISITIONS]] = Field(list(ACQUISITIONS), min_length=1, description="Which ways to get GPUs are allowed.")
+    objective: Literal[OBJECTIVES] = Field("cheapest-within-deadline")
+    accelerators: Optional[list[str]] = Field(None, description="Restrict the sweep to these accelerator ids.")
+    fabric: Optional[str] = Field(None, description="Scale-out network id (data/fabrics.csv); default InfiniBand NDR.")
+    max_gpus: int = Field(16384, ge=1, le=16384, description="Largest cluster to consider [GPUs].")
+
+    def __init__(self, **data):
+        try:
+            super().__init__(**data)
+        except ValidationError as e:
+            raise _scenario_error(e, data) from None
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("must not be empty")
+        return v
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        if self.n_active_params is not None and self.n_active_params > self.n_params:
+            raise ValueError(f"n_active_params={self.n_active_params:g} exceeds n_params={self.n_params:g}; allowed: n_active_params <= n_params")
+        if self.n_tokens is None and self.workload not in ("pretrain", "continued-pretrain"):
+            raise ValueError(f"n_tokens is required for workload={self.workload!r} (the Chinchilla default applies to pretraining only)")
+        return self
+
+    # --- derived ----------------------------------------------------------------------------
+    @property
+    def tokens(self) -> float:
+        """Tokens per run (Chinchilla 20 x params when not given; Hoffmann et al. 2022)."""
+        return self.n_tokens if self.n_tokens is not None else 20.0 * self.n_params
+
+    @property
+    def method(self) -> str:
+        return WORKLOAD_METHOD[self.workload]
+
+    # --- construction with clear errors ------------------------------------------------------
+    @classmethod
+    def make(cls, **fields) -> "Scenario":
+        """``Scenario(**fields)``; a bad field raises :class:`ScenarioError` with plain messages."""
+        return cls(**fields)
+
+    def replace(self, **changes) -> "Scenario":
+        data = self.model_dump()
+        data.update(changes)
+        return Scenario.make(**data)
+
+    # --- YAML / JSON ---------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        return self.model_dump(mode="json")
+
+    def to_yaml(self) -> str:
+        return yaml.safe_dump(self.to_dict(), sort_keys=False)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2)
+
+    @classmethod
+    def from_yaml(cls, text: str) -> "Scenario":
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as e:
+            raise ScenarioError([("<file>", None, f"is not valid YAML: {e}")]) from None
+        if not isinstance(data, dict):
+            raise ScenarioError([("<file>", data, "must be a mapping of field: value")])
+        return cls.make(**data)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Scenario":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ScenarioError([("<file>", None, f"is not valid JSON: {e}")]) from None
+        if not isinstance(data, dict):
+            raise ScenarioError([("<file>", data, "must be an object of field: value")])
+        return cls.make(**data)
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Scenario":
+        p = Path(path)
+        if not p.exists():
+            raise ScenarioError([("<file>", str(p), "file not found")])
+        text = p.read_text(encoding="utf-8")
+        return cls.from_json(text) if p.suffix.lower() == ".json" else cls.from_yaml(text)
+
+    def save(self, path: str | Path) -> None:
+        p = Path(path)
+        p.write_text(self.to_json() if p.suffix.lower() == ".json" else self.to_yaml(), encoding="utf-8")
+
+
+def _scenario_error(e: ValidationError, fields: dict) -> ScenarioError:
+    errors = []
+    for err in e.errors():
+        loc = [str(x) for x in err.get("loc", ())]
+        field = loc[0] if loc else "<scenario>"
+        value = fields.get(field, err.get("input")) if loc else None
+        msg = err.get("msg", "invalid")
+        if err.get("type") == "extra_forbidden":
+            msg = f"is not a scenario field; allowed: {', '.join(Scenario.model_fields)}"
+        elif err.get("type") == "missing":
+            msg = "is required"
+        elif err.get("type") == "literal_error":
+            msg = "is not allowed; " + msg.replace("Input should be", "allowed:")
+        elif msg.startswith("Value error, "):
+            msg = msg[len("Value error, "):]
+            if not loc:
+                errors.append(("<scenario>", None, msg))
+                continue
+        else:
+            msg = msg.replace("Input should be", "allowed: a value")
+        errors.append((".".join(loc) if loc else field, value, msg))
+    return ScenarioError(errors)

@@ -1,0 +1,231 @@
+"""Calibrate and validate the time model against published runs (``python -m workbook.validate``).
+
+Prints, for every full run used, published vs predicted GPU-hours and the error; then the median
+absolute percentage error (MdAPE), the share within +-25 %, the worst row, and the same figures for
+the naive baseline (one constant MFU, 6 N D, fitted to the same calibration rows); then predicted vs
+published per-GPU throughput ratios between accelerators. Ends with ``name: value`` lines.
+
+``--fit`` refits the free constants (gemm_efficiency, memory_traffic_bytes_per_token_layer_dmodel,
+tp_overlap_fraction, moe_efficiency) on the calibration rows by grid search on the mean absolute log
+error, and prints them;
+``--write`` also stores them in data/assumptions.csv.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .catalog import DATA_DIR, load_catalog
+from .estimate import estimate_frame
+
+#: GPU count used when a run does not publish one. The LLaMA paper states 2,048 A100-80GB for its
+#: models (Touvron et al. 2023, Sec. 2.4); the others do not say. GPU-hours depend on it only
+#: through communication and goodput, which are small at these sizes.
+ASSUMED_GPU_COUNT = 2048
+FIT_PARAMS = ("gemm_efficiency", "memory_traffic_bytes_per_token_layer_dmodel", "tp_overlap_fraction", "moe_efficiency")
+
+
+def full_runs(catalog=None) -> pd.DataFrame:
+    runs = (catalog or load_catalog()).tables["published_runs"]
+    used = runs[(runs["row_type"] == "full_run") & (runs["split"] != "excluded")].copy()
+    used["gpu_count_assumed"] = used["gpu_count"].isna()
+    used["n_gpus"] = used["gpu_count"].fillna(ASSUMED_GPU_COUNT).astype(int)
+    return used.reset_index(drop=True)
+
+
+def _configs(rows: pd.DataFrame, tokens) -> pd.DataFrame:
+    return pd.DataFrame({
+        "n_params": rows["params_total"].to_numpy(float),
+        "n_active_params": rows["params_active"].to_numpy(float),
+        "n_tokens": tokens,
+        "accelerator": rows["accelerator_id"].to_numpy(object),
+        "n_gpus": rows["n_gpus"].to_numpy(int) if "n_gpus" in rows else rows["gpu_count"].to_numpy(int),
+        "seq_len": rows["seq_len"].fillna(4096).to_numpy(float),
+        # fp16 and bf16 share the tensor peak on every GPU here.
+        "precision": rows["precision"].replace({"fp16": "bf16"}).to_numpy(object),
+    })
+
+
+def predict_hours(rows: pd.DataFrame, catalog=None, assumptions=None) -> np.ndarray:
+    return estimate_frame(_configs(rows, rows["tokens"].to_numpy(float)), catalog=catalog,
+                          assumptions=assumptions)["gpu_hours"].to_numpy(float)
+
+
+def baseline_hours(rows: pd.DataFrame, mfu: float, catalog=None) -> np.ndarray:
+    """Naive baseline: 6 N_active D / (peak BF16 x constant MFU)."""
+    cat = catalog or load_catalog()
+    peak = cat.tables["accelerators"].set_index("accelerator_id").loc[rows["accelerator_id"], "tflops_dense_bf16"].to_numpy(float)
+    active = rows["params_active"].fillna(rows["params_total"]).to_numpy(float)
+    return 6.0 * active * rows["tokens"].to_numpy(float) / (peak * 1e12 * mfu) / 3600.0
+
+
+def fit_baseline_mfu(rows: pd.DataFrame, catalog=None) -> float:
+    """The constant MFU that minimises the median absolute log error (median of implied MFUs)."""
+    implied = baseline_hours(rows, 1.0, catalog) / rows["gpu_hours"].to_numpy(float)
+    return float(np.exp(np.median(np.log(implied))))
+
+
+def metrics(published, predicted) -> dict:
+    err = (np.asarray(predicted) - np.asarray(published)) / np.asarray(published)
+    ratio = np.asarray(predicted) / np.asarray(published)
+    return {
+        "mdape": float(np.median(np.abs(err))),
+        "within_25pct": float(np.mean(np.abs(err) <= 0.25)),
+        "max_ratio_off": float(np.max(np.maximum(ratio, 1 / ratio))),
+        "n": int(len(err)),
+    }
+
+
+def fit(catalog=None) -> dict:
+    """Grid-search the free constants on the calibration rows (mean absolute log error).
+
+    Stage 1 fits gemm_efficiency, memory_traffic_bytes_per_token_layer_dmodel and
+    tp_overlap_fraction on the dense rows; stage 2 fits moe_efficiency on the MoE rows.
+    """
+    cat = catalog or load_catalog()
+    rows = full_runs(cat)
+    cal = rows[rows["split"] == "calibration"]
+    moe_rows = cal["params_active"].notna().to_numpy()
+    dense, moe = cal[~moe_rows], cal[moe_rows]
+
+    def loss(df, values):
+        pred = predict_hours(df, cat, values)
+        return float(np.mean(np.abs(np.log(pred / df["gpu_hours"].to_numpy(float)))))
+
+    best = None
+    for e in np.linspace(0.40, 1.00, 13):
+        for k in (0, 200, 400, 600, 800, 1000, 1200, 1600, 2000):
+            for ov in (0.0, 0.25, 0.5):
+                values = {"gemm_efficiency": e, "memory_traffic_bytes_per_token_layer_dmodel": k, "tp_overlap_fraction": ov}
+                current = loss(dense, values)
+                if best is None or current < best[0]:
+                    best = (current, values)
+    values = dict(best[1])
+    if len(moe):
+        values["moe_efficiency"] = min(np.linspace(0.3, 1.0, 15), key=lambda m: loss(moe, {**values, "moe_efficiency": m}))
+    return {"loss": best[0], **{k: round(float(v), 4) for k, v in values.items()}}
+
+
+def write_assumptions(values: dict) -> None:
+    path = DATA_DIR / "assumptions.csv"
+    with path.open(newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))
+    header = rows[0]
+    pi, ai, vi = header.index("parameter"), header.index("accelerator_id"), header.index("value")
+    for r in rows[1:]:
+        if r[pi] in values and r[ai] == "":
+            r[vi] = repr(float(values[r[pi]]))
+    with path.open("w", newline="", encoding="utf-8") as f:
+        csv.writer(f, lineterminator="\n").writerows(rows)
+
+
+# Throughput-ratio checks: (label, numerator run_id, denominator run_id).
+RATIO_PAIRS = [
+    ("MPT-7B H100 / A100-80GB", "mpt-7b-bench-h100", "mpt-7b-bench-a100-80gb"),
+    ("MPT-13B H100 / A100-80GB", "mpt-13b-bench-h100", "mpt-13b-bench-a100-80gb"),
+    ("MPT-30B H100 / A100-80GB", "mpt-30b-bench-h100", "mpt-30b-bench-a100-80gb"),
+    ("MPT-70B H100 / A100-80GB", "mpt-70b-bench-h100", "mpt-70b-bench-a100-80gb"),
+    ("MPT-7B A100-80GB / A100-40GB", "mpt-7b-bench-a100-80gb", "mpt-7b-bench-a100-40gb"),
+    ("NeMo Llama3-8B B200 / H100 (fp8)", "nemo-llama3-8b-b200", "nemo-llama3-8b-h100"),
+    ("NeMo Llama3-8B GB200 / H100 (fp8)", "nemo-llama3-8b-gb200", "nemo-llama3-8b-h100"),
+    ("NeMo Llama3-8B GB300 / H100 (fp8)", "nemo-llama3-8b-gb300", "nemo-llama3-8b-h100"),
+    ("NeMo Llama3-70B GB200 / H100 (fp8)", "nemo-llama3-70b-gb200", "nemo-llama3-70b-h100"),
+    ("NeMo Llama3-70B GB300 / H100 (fp8)", "nemo-llama3-70b-gb300", "nemo-llama3-70b-h100"),
+    ("NeMo Llama3.1-405B B200 / H100 (fp8)", "nemo-llama31-405b-b200", "nemo-llama31-405b-h100"),
+    ("NeMo Llama3.1-405B GB200 / H100 (fp8)", "nemo-llama31-405b-gb200", "nemo-llama31-405b-h100"),
+    ("NeMo Llama3.1-405B GB300 / H100 (fp8)", "nemo-llama31-405b-gb300", "nemo-llama31-405b-h100"),
+]
+
+
+def throughput_ratios(catalog=None) -> pd.DataFrame:
+    cat = catalog or load_catalog()
+    runs = cat.tables["published_runs"].set_index("run_id")
+    out = []
+    for label, num, den in RATIO_PAIRS:
+        rows = runs.loc[[num, den]].reset_index()
+        rows["n_gpus"] = rows["gpu_count"].astype(int)
+        pred = estimate_frame(_configs(rows, np.full(2, 1e11)), catalog=cat)["tokens_per_s_per_gpu"].to_numpy(float)
+        pub = rows["tokens_per_s_per_gpu"].to_numpy(float)
+        out.append({"pair": label, "published_ratio": pub[0] / pub[1], "predicted_ratio": pred[0] / pred[1],
+                    "published_tok_s_gpu": pub[0], "predicted_tok_s_gpu": pred[0]})
+    df = pd.DataFrame(out)
+    df["error"] = df["predicted_ratio"] / df["published_ratio"] - 1.0
+    return df
+
+
+def report(catalog=None, out=sys.stdout) -> dict:
+    cat = catalog or load_catalog()
+    rows = full_runs(cat)
+    pred = predict_hours(rows, cat)
+    cal_mask = (rows["split"] == "calibration").to_numpy()
+    base_mfu = fit_baseline_mfu(rows[cal_mask], cat)
+    base = baseline_hours(rows, base_mfu, cat)
+    pub = rows["gpu_hours"].to_numpy(float)
+    table = pd.DataFrame({
+        "run": rows["run_id"], "split": rows["split"], "gpu": rows["accelerator_id"],
+        "gpus": rows["n_gpus"].astype(str) + np.where(rows["gpu_count_assumed"], "*", ""),
+        "published_gpu_h": pub, "predicted_gpu_h": pred, "error": pred / pub - 1.0,
+        "baseline_gpu_h": base, "baseline_error": base / pub - 1.0,
+    })
+    pd.set_option("display.width", 200)
+    print("Published vs predicted GPU-hours (full runs; * = GPU count not published, "
+          f"{ASSUMED_GPU_COUNT} assumed)", file=out)
+    print(table.to_string(index=False, formatters={
+        "published_gpu_h": "{:,.0f}".format, "predicted_gpu_h": "{:,.0f}".format, "baseline_gpu_h": "{:,.0f}".format,
+        "error": "{:+.1%}".format, "baseline_error": "{:+.1%}".format}), file=out)
+    excluded = cat.tables["published_runs"]
+    excluded = excluded[(excluded["row_type"] == "full_run") & (excluded["split"] == "excluded")]
+    print("\nExcluded full runs and why:", file=out)
+    for _, r in excluded.iterrows():
+        print(f"  {r['run_id']}: {r['split_reason']}", file=out)
+    m_all, m_cal, m_hold = metrics(pub, pred), metrics(pub[cal_mask], pred[cal_mask]), metrics(pub[~cal_mask], pred[~cal_mask])
+    b_all = metrics(pub, base)
+    worst = table.iloc[int(np.argmax(np.abs(np.log(pred / pub))))]
+    print(f"\nWorst row: {worst['run']} ({worst['error']:+.1%})", file=out)
+    print(f"Baseline: constant MFU {base_mfu:.3f} of dense BF16 peak, 6 N_active D, fitted on the calibration rows", file=out)
+    ratios = throughput_ratios(cat)
+    print("\nPer-GPU throughput ratios between accelerators (benchmark rows, same model and software):", file=out)
+    print(ratios.to_string(index=False, formatters={"published_ratio": "{:.2f}".format, "predicted_ratio": "{:.2f}".format,
+                                                   "published_tok_s_gpu": "{:,.0f}".format, "predicted_tok_s_gpu": "{:,.0f}".format,
+                                                   "error": "{:+.1%}".format}), file=out)
+    figures = {
+        "runs_used": m_all["n"], "runs_calibration": m_cal["n"], "runs_holdout": m_hold["n"],
+        "mdape": m_all["mdape"], "within_25pct": m_all["within_25pct"], "max_ratio_off": m_all["max_ratio_off"],
+        "calibration_mdape": m_cal["mdape"], "holdout_mdape": m_hold["mdape"],
+        "holdout_within_25pct": m_hold["within_25pct"], "holdout_max_ratio_off": m_hold["max_ratio_off"],
+        "baseline_mfu": base_mfu, "baseline_mdape": b_all["mdape"], "baseline_within_25pct": b_all["within_25pct"],
+        "baseline_max_ratio_off": b_all["max_ratio_off"],
+        "ratio_mdape": float(np.median(np.abs(ratios["error"]))),
+    }
+    print("", file=out)
+    for k, v in figures.items():
+        print(f"{k}: {v:.3f}" if isinstance(v, float) else f"{k}: {v}", file=out)
+    return figures
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m workbook.validate", description=__doc__.splitlines()[0])
+    ap.add_argument("--fit", action="store_true", help="refit the free constants on the calibration rows")
+    ap.add_argument("--write", action="store_true", help="with --fit: store them in data/assumptions.csv")
+    args = ap.parse_args(argv)
+    if args.fit:
+        best = fit()
+        print("fitted: " + ", ".join(f"{k}={v}" for k, v in best.items()))
+        if args.write:
+            write_assumptions({k: best[k] for k in FIT_PARAMS if k in best})
+            from . import catalog as _c
+
+            _c._shipped.cache_clear()
+            print(f"written to {Path(DATA_DIR) / 'assumptions.csv'}")
+    report()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,78 @@
+"""Memory ledger: golden values from ZeRO (Rajbhandari et al. 2019) and Korthikanti et al. 2022."""
+
+import pytest
+
+from workbook.memory import (
+    activation_memory_gb, adapter_state_memory_gb, model_state_bytes_per_param, model_state_memory_gb,
+)
+
+
+def test_mixed_precision_adam_is_16_bytes_per_param():
+    """ZeRO Sec. 3.1: 2 + 2 + 12 = 16 bytes per parameter."""
+    assert model_state_bytes_per_param("adam-mixed") == 16
+
+
+@pytest.mark.parametrize("stage, expected_gb", [(0, 120.0), (1, 31.4), (2, 16.6), (3, 1.9)])
+def test_zero_figure_1(stage, expected_gb):
+    """ZeRO (arXiv 1910.02054) Figure 1: 7.5B parameters, 64-way data parallel, K = 12."""
+    got = model_state_memory_gb(7.5e9, zero_stage=stage, dp=64)
+    assert got == pytest.approx(expected_gb, abs=0.05)
+
+
+def test_tensor_and_pipeline_split_every_term():
+    assert model_state_memory_gb(70e9, tp=8, pp=4) == pytest.approx(16 * 70e9 / 32 / 1e9)
+
+
+def test_fp8_optimizer_scheme_is_6_bytes():
+    """FP8-LM (arXiv 2310.18313): 16 -> 6 bytes per parameter of model states."""
+    assert model_state_bytes_per_param("adam-fp8") == 6
+
+
+def test_korthikanti_no_recompute_formula():
+    """Korthikanti et al. 2022 (arXiv 2205.05198) Eq. 1: s b h (34 + 5 a s / h) bytes per layer.
+    GPT-3 175B: s=2048, b=1, h=12288, a=96: 2048*12288*(34 + 5*96*2048/12288) = 2.869e9 bytes."""
+    per_layer = activation_memory_gb(2048, 1, 12288, 1, 96, tp=1, recompute="none") * 1e9
+    assert per_layer == pytest.approx(2048 * 12288 * (34 + 5 * 96 * 2048 / 12288))
+    assert per_layer == pytest.approx(2.869e9, rel=1e-3)
+
+
+def test_korthikanti_tensor_parallel_without_sp():
+    """Eq. 2: s b h (10 + 24/t + 5 a s / (h t)), t = 8."""
+    got = activation_memory_gb(2048, 1, 12288, 1, 96, tp=8, sequence_parallel=False, recompute="none") * 1e9
+    assert got == pytest.approx(2048 * 12288 * (10 + 24 / 8 + 5 * 96 * 2048 / (12288 * 8)))
+
+
+def test_korthikanti_selective_with_sp_is_34_over_t():
+    """Eq. 5/Table 2: sequence parallel + selective recompute: 34 s b h / t per layer."""
+    got = activation_memory_gb(2048, 1, 12288, 96, tp=8, recompute="selective") * 1e9
+    assert got == pytest.approx(34 * 2048 * 12288 / 8 * 96)
+
+
+def test_full_recompute_keeps_only_layer_inputs():
+    """Full recompute: 2 s b h per layer (the layer input), divided by t with SP."""
+    got = activation_memory_gb(4096, 1, 8192, 80, tp=8, recompute="full") * 1e9
+    assert got == pytest.approx(2 * 4096 * 8192 * 80 / 8)
+
+
+def test_recompute_order():
+    kw = dict(seq_len=4096, micro_batch=1, d_model=8192, n_layers=80, tp=1)
+    assert activation_memory_gb(**kw, recompute="full") < activation_memory_gb(**kw, recompute="selective") < \
+        activation_memory_gb(**kw, recompute="none")
+
+
+def test_qlora_base_is_about_half_a_byte_per_param():
+    """QLoRA (arXiv 2305.14314): NF4 + double quantization = 4.127 bits per parameter.
+    A 70B base: 70e9 * 4.127 / 8 = 36.1 GB, plus 0.5 % adapters at 16 B = 5.6 GB."""
+    got = adapter_state_memory_gb(70e9, method="qlora", trainable_fraction=0.005)
+    assert got == pytest.approx(70e9 * 4.127 / 8 / 1e9 + 70e9 * 0.005 * 16 / 1e9)
+
+
+@pytest.mark.parametrize("bad", [-1, 4, 1.5])
+def test_bad_zero_stage(bad):
+    with pytest.raises(ValueError, match="zero_stage"):
+        model_state_memory_gb(7e9, zero_stage=bad)
+
+
+def test_unknown_recompute_mode():
+    with pytest.raises(ValueError, match="recompute='some'.*allowed"):
+        activation_memory_gb(2048, 1, 4096, 32, recompute="some")
