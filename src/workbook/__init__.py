@@ -16,3 +16,9 @@ __all__ = [
     "flops_per_token", "model_shape", "training_flops", "TrainingEstimate", "estimate_frame",
     "estimate_training", "inference_frame",
 ]
+
+from .decision import Recommendation, recommend
+from .presets import ARTICLE_ADVICE, article_comparison, presets
+from .scenario import Scenario, ScenarioError
+
+__all__ += ["Recommendation", "recommend", "ARTICLE_ADVICE", "article_comparison", "presets", "Scenario", "ScenarioError"]

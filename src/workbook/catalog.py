@@ -221,6 +221,16 @@ class Catalog:
     data_hash: str
     overrides: list[Override] = field(default_factory=list)
 
+    def __post_init__(self):
+        for df in self.tables.values():
+            df.attrs.pop("lines", None)  # line numbers are only needed while validating
+        # (table, parameter) -> {accelerator_id or None: row} for fast key-value lookups.
+        self._kv: dict[tuple[str, str], dict] = {}
+        for name in ("facility", "assumptions"):
+            for rec in self.tables[name].to_dict("records"):
+                acc = rec["accelerator_id"] if isinstance(rec["accelerator_id"], str) else None
+                self._kv.setdefault((name, rec["parameter"]), {})[acc] = rec
+
     # --- lookups -----------------------------------------------------------------------------
     def accelerators(self) -> pd.DataFrame:
         return self.tables["accelerators"].copy()
@@ -248,27 +258,23 @@ class Catalog:
 
     def param(self, table: str, parameter: str, accelerator_id: str | None = None, field_: str = "value") -> float:
         """A key-value parameter (facility / assumptions): the per-accelerator row if there is one,
-        else the global row."""
-        df = self.tables[table]
-        rows = df[df["parameter"] == parameter]
-        if rows.empty:
-            raise UnknownIdError(
-                f"{table} parameter {parameter!r} is unknown; valid: {', '.join(sorted(set(df['parameter'])))}"
-            )
-        if accelerator_id is not None:
-            hit = rows[rows["accelerator_id"] == accelerator_id]
-            if not hit.empty:
-                return float(hit.iloc[0][field_]) if pd.notna(hit.iloc[0][field_]) else float(hit.iloc[0]["value"])
-        glob = rows[rows["accelerator_id"].isna()]
-        if glob.empty:
+        else the global row. ``field_``: value, low or high (falls back to value when empty)."""
+        rows = self._kv.get((table, parameter))
+        if rows is None:
+            valid = sorted(p for t, p in self._kv if t == table)
+            raise UnknownIdError(f"{table} parameter {parameter!r} is unknown; valid: {', '.join(valid)}")
+        rec = rows.get(accelerator_id) if accelerator_id is not None else None
+        if rec is None:
+            rec = rows.get(None)
+        if rec is None:
             raise UnknownIdError(
                 f"{table} parameter {parameter!r} has no value for {accelerator_id!r} and no global default"
             )
-        v = glob.iloc[0][field_]
-        return float(v) if pd.notna(v) else float(glob.iloc[0]["value"])
+        v = rec[field_]
+        return float(v) if pd.notna(v) else float(rec["value"])
 
     def param_by_accelerator(self, table: str, parameter: str) -> pd.Series:
-        """A parameter for every accelerator id (global default where there is no specific row)."""
+        """A parameter for every accelerator id (global default where there is no specific row; NaN if none)."""
         return pd.Series(
             {a: self._param_or_nan(table, parameter, a) for a in self.accelerator_ids}, name=parameter
         )
@@ -289,12 +295,22 @@ class Catalog:
         col = "price_usd_per_gpu" if kind.startswith("buy") else "price_usd_per_gpu_hour"
         return float(hit.iloc[0][col])
 
-    def default_prices(self) -> pd.DataFrame:
-        """Wide table: one row per accelerator, one column per price kind (NaN where unknown)."""
+    def default_prices(self, field: str = "price") -> pd.DataFrame:
+        """Wide table: one row per accelerator, one column per price kind (NaN where unknown).
+
+        ``field="basis"`` gives "source_kind: provider (date)" for each default price instead.
+        """
+        cache = self.__dict__.setdefault("_price_cache", {})
+        if field not in cache:
+            cache[field] = self._default_prices(field)
+        return cache[field].copy()
+
+    def _default_prices(self, field: str) -> pd.DataFrame:
         p = self.tables["prices"]
         p = p[p["is_default"]].copy()
         p["price"] = p["price_usd_per_gpu"].fillna(p["price_usd_per_gpu_hour"])
-        wide = p.pivot(index="accelerator_id", columns="kind", values="price")
+        p["basis"] = p["source_kind"] + ": " + p["provider"] + " (" + p["price_date"] + ")"
+        wide = p.pivot(index="accelerator_id", columns="kind", values=field)
         return wide.reindex(self.accelerator_ids)
 
     # --- provenance --------------------------------------------------------------------------

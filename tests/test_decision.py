@@ -1,0 +1,217 @@
+"""The decision engine: scenarios, feasibility with named reasons, ranking, presets, sensitivity."""
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from workbook import ARTICLE_ADVICE, Scenario, ScenarioError, article_comparison, presets, recommend
+from workbook.decision import gpu_counts
+from workbook.scenario import ACQUISITIONS
+
+BASE = dict(workload="pretrain", n_params=70e9, n_tokens=5e12, deadline_days=120, budget_usd=2_000_000,
+            runs_per_year=2, site_power_kw=500, rack_limit_kw=40, cooling="air", team_size=5,
+            platform_engineers=0, rocm_experience=False)
+
+
+@pytest.fixture(scope="module")
+def recs():
+    return {name: recommend(s, monte_carlo_samples=200) for name, s in presets.items()}
+
+
+# --- Scenario ------------------------------------------------------------------------------------
+
+def test_scenario_round_trips_yaml_and_json(tmp_path):
+    s = Scenario(**BASE)
+    assert Scenario.from_yaml(s.to_yaml()) == s
+    assert Scenario.from_json(s.to_json()) == s
+    s.save(tmp_path / "s.yaml")
+    assert Scenario.load(tmp_path / "s.yaml") == s
+    assert set(json.loads(s.to_json())) == set(Scenario.model_fields)  # keys = field names
+
+
+@pytest.mark.parametrize("field, value, match", [
+    ("n_params", -1, r"n_params=-1: allowed: a value greater than 0"),
+    ("cooling", "water", r"cooling='water': is not allowed; allowed: 'air' or 'liquid'"),
+    ("budget_usd", "a lot", r"budget_usd='a lot'"),
+    ("team_size", 0, r"team_size=0"),
+    ("acquisition_modes", ["lease"], r"acquisition_modes.0='lease'|acquisition_modes"),
+    ("colour", "red", r"colour='red': is not a scenario field"),
+])
+def test_bad_fields_raise_a_valueerror_naming_field_and_value(field, value, match):
+    data = dict(BASE, **{field: value})
+    with pytest.raises(ValueError, match=match) as e:
+        Scenario(**data)
+    assert isinstance(e.value, ScenarioError)
+
+
+def test_contradictory_inputs_are_rejected_with_a_reason():
+    with pytest.raises(ScenarioError, match="n_active_params=.* exceeds n_params"):
+        Scenario(**dict(BASE, n_active_params=80e9))
+    with pytest.raises(ScenarioError, match="n_tokens is required for workload='lora'"):
+        Scenario(**dict(BASE, workload="lora", n_tokens=None))
+
+
+def test_chinchilla_default_tokens():
+    s = Scenario(**dict(BASE, n_tokens=None))
+    assert s.tokens == pytest.approx(20 * 70e9)
+
+
+def test_gpu_counts_are_node_multiples_and_whole_nvl72_racks():
+    c = gpu_counts(8, 8, 16384)
+    assert c[:4] == [1, 2, 4, 8] and c[-1] == 16384 and all(x % 8 == 0 for x in c[3:])
+    n = gpu_counts(4, 72, 16384)
+    assert 72 in n and 144 in n and all(x <= 72 or x % 72 == 0 for x in n)
+
+
+# --- recommend -----------------------------------------------------------------------------------
+
+def test_options_cover_every_accelerator_count_and_mode():
+    rec = recommend(Scenario(**BASE), sensitivity=False)
+    o = rec.options
+    assert set(o["acquisition"]) == set(ACQUISITIONS)
+    assert o["accelerator"].nunique() == 23
+    assert o["n_gpus"].max() == 16384
+    for col in ("wall_days", "cost_per_run_usd", "cost_per_year_usd", "facility_kw", "racks", "feasible", "failed"):
+        assert col in o.columns
+
+
+def test_every_infeasible_option_names_its_failed_constraints():
+    o = recommend(Scenario(**BASE), sensitivity=False).options
+    bad = o[~o["feasible"]]
+    assert (bad["failed"].str.len() > 0).all()
+
+
+def test_five_person_team_gets_no_amd_with_the_articles_reason():
+    rec = recommend(Scenario(**dict(BASE, budget_usd=50e6, deadline_days=365)), sensitivity=False)
+    amd = rec.options[rec.options["software_stack"] == "rocm"]
+    assert not amd["feasible"].any()
+    assert amd["why_team"].str.contains("do not pick AMD").all()
+    assert "do not pick AMD" in rec.rejected["mi350x"][0]
+
+
+def test_gaudi_is_not_for_distributed_training():
+    rec = recommend(Scenario(**dict(BASE, budget_usd=50e6, deadline_days=365, platform_engineers=5)), sensitivity=False)
+    g = rec.options[(rec.options["accelerator"] == "gaudi3") & (rec.options["nodes"] > 1)]
+    assert g["why_team"].str.contains("not for distributed training").all()
+
+
+def test_liquid_only_parts_are_rejected_in_air_racks_unless_retrofit_allowed():
+    s = Scenario(**dict(BASE, budget_usd=50e6, deadline_days=365, platform_engineers=10))
+    o = recommend(s, sensitivity=False).options
+    gb = o[(o["accelerator"] == "gb300-nvl72") & (o["acquisition"] == "buy-new")]
+    assert gb["why_cooling"].str.contains("needs liquid cooling; your racks are air").all()
+    assert gb["why_rack_power"].str.contains("NVL72 rack draws").all()
+    o2 = recommend(s.replace(allow_liquid_retrofit=True), sensitivity=False).options
+    gb2 = o2[(o2["accelerator"] == "gb300-nvl72") & (o2["acquisition"] == "buy-new")]
+    assert (gb2["why_cooling"] == "").all() and (gb2["retrofit_usd"] > 0).all()
+
+
+def test_impossible_scenarios_return_nothing_feasible_with_reasons_not_an_exception():
+    for changes in (dict(budget_usd=0), dict(deadline_days=0.5), dict(n_params=5e13, n_tokens=1e12)):
+        rec = recommend(Scenario(**dict(BASE, **changes)), sensitivity=False)
+        assert not rec.feasible and rec.top is None
+        assert rec.reasons[0].startswith("No option meets every constraint")
+        assert len(rec.nearest) > 0
+        assert "Nothing in the catalog" in rec.headline
+
+
+def test_objective_fastest_within_budget_is_faster():
+    s = Scenario(**dict(BASE, budget_usd=20e6, deadline_days=365))
+    cheap = recommend(s, sensitivity=False).top
+    fast = recommend(s.replace(objective="fastest-within-budget"), sensitivity=False).top
+    assert fast.time_to_result_days <= cheap.time_to_result_days
+    assert fast.cost_per_run_usd >= cheap.cost_per_run_usd
+
+
+def test_pareto_frontier_is_non_dominated():
+    p = recommend(Scenario(**dict(BASE, budget_usd=20e6, deadline_days=365)), sensitivity=False).pareto
+    assert len(p) >= 2
+    assert (np.diff(p["time_to_result_days"].to_numpy()) >= 0).all()
+    assert (np.diff(p["cost_per_run_usd"].to_numpy()) < 0).all()
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.floats(0.05, 0.95))
+def test_an_option_rejected_for_power_stays_rejected_when_power_shrinks(k):
+    s = Scenario(**dict(BASE, budget_usd=50e6, deadline_days=365, platform_engineers=10))
+    a = recommend(s, sensitivity=False).options
+    b = recommend(s.replace(site_power_kw=s.site_power_kw * k), sensitivity=False).options
+    rejected = a["why_site_power"] != ""
+    assert (b.loc[rejected, "why_site_power"] != "").all()
+
+
+# --- presets: the article's scenarios, the engine's answers, the reasons shown -------------------
+
+EXPECTED = {
+    # name: (accelerator, acquisition) the engine picks, and why it differs from the article if it does
+    "small-team-instruction-tuning": ("rtx-pro-6000-server", "rent-spot"),
+    "funded-startup-30b-domain": ("mi355x", "rent-on-demand"),
+    "enterprise-frontier-pretraining": ("gb200-nvl72", "buy-new"),
+    "modest-budget-token-efficient": ("mi355x", "rent-on-demand"),
+    "series-a-healthcare-17b-lora": ("rtx-6000-ada", "buy-new"),
+    "band-under-7b": ("rtx-pro-6000-server", "rent-spot"),
+    "band-7b-to-70b": ("mi355x", "rent-on-demand"),
+    "band-70b-to-400b": ("mi355x", "rent-on-demand"),
+    "band-400b-plus": ("gb200-nvl72", "buy-new"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_preset_pick_and_its_reasons(recs, name):
+    rec = recs[name]
+    assert (rec.top.accelerator, rec.top.acquisition) == EXPECTED[name]
+    assert rec.top.sentence and rec.reasons and rec.rejected
+    cmp = article_comparison(rec, name)
+    assert cmp.startswith(f'The article: "{ARTICLE_ADVICE[name]}"')
+    assert "feasible" in cmp or "fails on" in cmp
+
+
+def test_small_team_article_option_is_feasible_but_dearer(recs):
+    """The article says rent 8x H100; the engine agrees renting wins but finds 2 RTX PRO 6000 on spot
+    cheaper per run for an 8B fine-tune, and says how much dearer the article's pick is."""
+    cmp = article_comparison(recs["small-team-instruction-tuning"], "small-team-instruction-tuning")
+    assert "8 x NVIDIA H100" in cmp and "is feasible" in cmp and "vs the engine's pick" in cmp
+
+
+def test_enterprise_engine_prefers_gb200_because_b300_adds_no_bf16_flops(recs):
+    """B300's dense BF16/FP8 equal B200's (the article's 'doubled FP8' is wrong), so for BF16 pretraining
+    the dearer, later-shipping GB300 loses on cost per run; the comparison says by how much."""
+    rec = recs["enterprise-frontier-pretraining"]
+    assert "B300" in article_comparison(rec, "enterprise-frontier-pretraining")
+    assert "gb300-nvl72" in rec.rejected
+
+
+def test_funded_startup_h200_cluster_misses_the_deadline_on_lead_time(recs):
+    cmp = article_comparison(recs["funded-startup-30b-domain"], "funded-startup-30b-domain")
+    assert "H200" in cmp and "lead time" in cmp
+
+
+def test_article_headline_scenario_is_infeasible_and_says_why(recs):
+    rec = recs["article-70b-5t-48-days"]
+    assert not rec.feasible
+    assert "deadline" in rec.reasons[0]
+    assert any("do not fit in a year" in r or "days (lead time + run)" in r for r in rec.reasons[1:])
+
+
+def test_series_a_does_not_need_two_b200_nodes(recs):
+    rec = recs["series-a-healthcare-17b-lora"]
+    assert rec.top.n_gpus <= 8 and rec.top.first_year_cost_usd < 250_000
+    b200 = rec.options[(rec.options["accelerator"] == "b200-hgx") & (rec.options["n_gpus"] == 16)
+                       & (rec.options["acquisition"] == "buy-new")]
+    assert not b200["feasible"].any()  # 2 B200 nodes blow the $250K / 15 kW envelope
+
+
+# --- sensitivity ---------------------------------------------------------------------------------
+
+def test_tornado_and_monte_carlo(recs):
+    rec = recs["funded-startup-30b-domain"]
+    t = rec.sensitivity
+    assert {"assumption", "low", "high", "cost_per_run_at_low", "cost_per_run_at_high", "flips", "flips_at"} <= set(t.columns)
+    assert len(t) >= 6
+    assert (t["swing_usd"].diff().dropna() <= 0).all()  # sorted like a tornado
+    mc = rec.monte_carlo
+    assert mc["share"].sum() == pytest.approx(1.0)
+    assert mc["share"].iloc[0] > 0
