@@ -25,10 +25,13 @@ def notebook(cells, title):
 
 
 NOTEBOOKS = {
+    # The Voila app (make app). Every output of every cell shows in Voila, so: one parameters cell,
+    # one import, one display. ``preset`` empty = the ?preset= URL parameter or the default.
     "app.ipynb": notebook([
-        ("code", "from workbook import accelerators"),
-        ("code", "# NBVAL_CHECK_OUTPUT\nprint(accelerators()[['accelerator_id', 'memory_gb', 'memory_bw_tbps', 'tflops_dense_bf16']].to_string(index=False))"),
-    ], "# GPU training decision workbook\nThe accelerator catalog (dense FLOP/s, usable memory)."),
+        ("code", "preset: str = \"\"", ["parameters"]),
+        ("code", "from workbook.ui import build_app"),
+        ("code", "build_app(preset or None)"),
+    ], "# GPU training decision workbook\nWhich accelerators to buy or rent, how many, and where to put them."),
 }
 
 

@@ -1,0 +1,108 @@
+"""The app's logic without a browser: widgets drive the scenario, errors land next to the field,
+charts carry the recommendation's numbers. (tests/test_browser.py opens the real page.)"""
+
+import base64
+import math
+import re
+
+import numpy as np
+import pytest
+
+from workbook import charts, presets, recommend
+from workbook.scenario import Scenario
+from workbook.ui import WorkbookApp, build_app, preset_from_query
+
+
+@pytest.fixture(scope="module")
+def app():
+    return WorkbookApp("funded-startup-30b-domain")
+
+
+def test_app_opens_with_the_recommendation_first(app):
+    assert "Rent on demand 8 x AMD Instinct MI355X" in app.headline.value
+    assert "wb-recommendation" in app.headline.value
+    assert len(app.chart_box.children) == 4
+
+
+def test_changing_cooling_budget_and_preset_changes_the_recommendation(app):
+    before = app.headline.value
+    app.inputs["budget_usd"].value = 50_000  # far below any 30B option
+    assert app.headline.value != before and "Nothing in the catalog" in app.headline.value
+    assert app.status.value.startswith("<div class='wb-small'>Updated in")
+    app.inputs["budget_usd"].value = 3_000_000
+    app.inputs["cooling"].value = "liquid"
+    assert app.scenario.cooling == "liquid"
+    app._on_preset(next(b for b in app.preset_buttons if b.description == "series-a-healthcare-17b-lora"))
+    assert "RTX 6000 Ada" in app.headline.value
+    assert app.inputs["n_params"].value == pytest.approx(17.0)  # shown in billions
+
+
+def test_bad_value_shows_a_readable_message_next_to_the_field(app):
+    good = app.headline.value
+    app.inputs["n_params"].value = -5
+    assert "allowed: a value greater than 0" in app.errors["n_params"].value
+    assert "Fix the highlighted field" in app.status.value
+    assert app.headline.value == good  # the last valid recommendation stays
+    app.inputs["n_params"].value = 17
+    assert app.errors["n_params"].value == ""
+
+
+def test_downloads_hold_the_options_csv_and_the_scenario_yaml(app):
+    links = dict(re.findall(r"download='([^']+)' href='data:[^;]+;base64,([^']+)'", app.downloads.value))
+    csv = base64.b64decode(links["options.csv"]).decode()
+    assert csv.splitlines()[0].startswith("accelerator,name,n_gpus,acquisition,feasible")
+    assert len(csv.splitlines()) == len(app.rec.options) + 1
+    yml = base64.b64decode(links["scenario.yaml"]).decode()
+    assert Scenario.from_yaml(yml) == app.rec.scenario
+
+
+def test_assumptions_table_shows_sources_and_snapshot(app):
+    assert "Data snapshot" in app.assumptions.value and "gemm_efficiency" in app.assumptions.value
+    assert "arxiv.org" in app.assumptions.value
+
+
+def test_query_string_deep_link(monkeypatch):
+    monkeypatch.setenv("QUERY_STRING", "preset=band-under-7b")
+    assert preset_from_query() == "band-under-7b"
+    monkeypatch.setenv("QUERY_STRING", "preset=nonsense")
+    assert preset_from_query() == "funded-startup-30b-domain"
+
+
+def test_unknown_preset_gives_a_message_not_a_traceback():
+    view = build_app("no-such-preset")
+    assert "could not start" in view.value and "allowed:" in view.value
+
+
+# --- the numbers behind the charts -------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def rec():
+    return recommend(presets["funded-startup-30b-domain"], monte_carlo_samples=100)
+
+
+def test_frontier_contains_the_pick(rec):
+    d = charts.frontier_data(rec)
+    assert d["pick"].sum() == 1
+    pick = d[d["pick"]].iloc[0]
+    assert pick["cost_per_run_usd"] == pytest.approx(rec.top.cost_per_run_usd)
+
+
+def test_rent_vs_buy_lines_cross_at_the_break_even(rec):
+    d = charts.rent_vs_buy_data(rec).pivot(index="runs_per_year", columns="acquisition", values="cost_per_year_usd")
+    diff = (d["buy-new"] - d["rent-on-demand"]).to_numpy()
+    runs = d.index.to_numpy()
+    cross = runs[np.flatnonzero(np.diff(np.sign(diff)))[0]]
+    assert math.isfinite(rec.breakeven_runs_per_year)
+    assert abs(cross - rec.breakeven_runs_per_year) < (runs[1] - runs[0]) * 1.5
+
+
+def test_power_chart_flags_nvl72_against_a_40kw_rack(rec):
+    d = charts.power_data(rec).set_index("accelerator")
+    assert not d.loc["gb300-nvl72", "fits"] and d.loc["gb300-nvl72", "rack_kw_needed"] > 100
+    assert d.loc["h200-sxm", "fits"]
+
+
+def test_every_chart_renders_to_svg_with_marks(rec):
+    for name, chart in charts.all_charts(rec).items():
+        svg = charts.to_svg(chart)
+        assert svg.startswith("<svg") and svg.count("<path") > 3, name
