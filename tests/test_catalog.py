@@ -3,7 +3,6 @@
 import csv
 import io
 import math
-from pathlib import Path
 
 import pandas as pd
 import pytest

@@ -46,7 +46,7 @@ def voila_command(notebook: Path = APP_NOTEBOOK, port: int = 8866) -> tuple[list
 
 def main() -> None:
     cmd, env = voila_command()
-    print(f"Serving the workbook on http://127.0.0.1:8866 (Ctrl-C stops it)", flush=True)
+    print("Serving the workbook on http://127.0.0.1:8866 (Ctrl-C stops it)", flush=True)
     os.chdir(REPO)  # voila.json is read from the launch directory
     os.execve(sys.executable, cmd, env)
 

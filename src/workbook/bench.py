@@ -14,7 +14,6 @@ import itertools
 import os
 import time
 
-import numpy as np
 import pandas as pd
 
 from . import estimate_frame, estimate_training, load_catalog, presets, recommend

@@ -23,7 +23,7 @@ import pandas as pd
 
 from . import charts
 from .catalog import load_catalog
-from .decision import MODE_PHRASE, Recommendation, recommend
+from .decision import Recommendation, recommend
 from .presets import ARTICLE_ADVICE, article_comparison, presets
 from .scenario import ACQUISITIONS, OBJECTIVES, WORKLOADS, Scenario, ScenarioError
 
