@@ -102,8 +102,8 @@ class WorkbookApp:
 
     # --- widgets -----------------------------------------------------------------------------
     def _widget(self, field, label, kind, extra):
-        style = {"description_width": "170px"}
-        lay = w.Layout(width="330px")
+        style = {"description_width": "195px"}
+        lay = w.Layout(width="360px")
         if kind == "choice":
             wd = w.Dropdown(options=list(extra), description=label, style=style, layout=lay)
         elif kind == "toggle":
@@ -125,7 +125,7 @@ class WorkbookApp:
             rows = []
             for field, label, kind, extra in fields:
                 wd = self._widget(field, label, kind, extra)
-                err = w.HTML("", layout=w.Layout(width="330px"))
+                err = w.HTML("", layout=w.Layout(width="360px"))
                 err.add_class("wb-error")
                 self.inputs[field], self.errors[field] = wd, err
                 rows += [wd, err]
@@ -148,7 +148,7 @@ class WorkbookApp:
         self.chart_box = w.VBox([])
         left = w.VBox([w.HTML("<b>Scenarios from the article</b>"), w.HBox(self.preset_buttons[:5], layout=w.Layout(flex_flow="row wrap")),
                        w.HBox(self.preset_buttons[5:], layout=w.Layout(flex_flow="row wrap")), *steps],
-                      layout=w.Layout(width="360px", min_width="360px"))
+                      layout=w.Layout(width="385px", min_width="385px"))
         evidence = w.Accordion(children=[self.assumptions], titles=("Every assumption, its source, and the data snapshot",))
         right = w.VBox([self.status, self.headline, self.reasons, self.article, self.alternatives, self.downloads,
                         w.HTML("<h3>Evidence</h3>"), self.chart_box, evidence],

@@ -1,0 +1,262 @@
+"""Real-browser test helpers: the Voila app on a free local port, Debian's chromium driven by playwright.
+
+Every request that does not go to 127.0.0.1 / localhost is blocked and recorded, so a test can assert
+that the app works offline (../shared/reference/jupyter_stack.md). Chromium is the Debian package at
+/usr/bin/chromium; never ``playwright install`` (it downloads a browser and fails offline). Browser
+tests skip, with the reason, only when that binary is missing.
+
+Fixtures (a test module loads them with ``pytest_plugins = ["browser"]``):
+
+* ``voila_app``        module scope: the committed app notebook served by Voila; yields a :class:`VoilaServer`.
+* ``browser``          session scope: a playwright ``Browser`` (chromium, offline flags).
+* ``outside_requests`` function scope: the list of outside URLs blocked in this test.
+* ``page``             function scope: a fresh page whose outside requests are blocked and recorded.
+
+Helpers: :func:`wait_for_text`, :func:`screenshot`, :func:`start_voila` (a context manager, also used
+by ``tools/bench_app.py``), :func:`launch_chromium`, :func:`block_outside`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+CHROMIUM = Path(os.environ.get("WORKBOOK_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+SCREENSHOTS = REPO / "artifacts" / "screenshots"
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1"}
+#: Seconds to wait for Voila to listen (it starts two preheated kernels first).
+SERVER_START_TIMEOUT_S = 60.0
+
+needs_chromium = pytest.mark.skipif(
+    not CHROMIUM.exists(),
+    reason=f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install chromium)",
+)
+
+
+# --- the Voila server ----------------------------------------------------------------------------
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now (the OS picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class VoilaServer:
+    url: str
+    port: int
+    process: subprocess.Popen
+    log_path: Path
+    started_s: float = 0.0  # seconds from launch until it answered HTTP
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as r:  # a local URL we built
+            return r.status < 500
+    except urllib.error.HTTPError as e:
+        return e.code < 500
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def _stop(proc: subprocess.Popen, timeout_s: float = 15.0) -> None:
+    """Stop the server and its kernels: SIGTERM to its own process group, then SIGKILL."""
+    if proc.poll() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=timeout_s)
+
+
+@contextlib.contextmanager
+def start_voila(
+    notebook: Path | None = None,
+    port: int | None = None,
+    timeout_s: float = SERVER_START_TIMEOUT_S,
+    log_dir: Path | None = None,
+) -> Iterator[VoilaServer]:
+    """Serve ``notebook`` (default: the app) with the committed settings on 127.0.0.1; stop it on exit.
+
+    Uses :func:`workbook.app.voila_command` (offline template, ``voila.json`` read from the repo
+    root). The server runs in its own process group so that its kernels stop with it.
+    """
+    from workbook.app import APP_NOTEBOOK, voila_command
+
+    port = port or free_port()
+    cmd, env = voila_command(notebook or APP_NOTEBOOK, port)
+    log_dir = log_dir or Path(tempfile.mkdtemp(prefix="voila-"))
+    log_path = log_dir / f"voila-{port}.log"
+    t0 = time.perf_counter()
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(
+            cmd, env=env, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    server = VoilaServer(f"http://127.0.0.1:{port}/", port, proc, log_path)
+    try:
+        # Any static file answers once Tornado listens, without rendering the notebook.
+        probe = f"{server.url}voila/static/"
+        deadline = time.monotonic() + timeout_s
+        while not _answers(probe):
+            if proc.poll() is not None:
+                raise RuntimeError(
+                    f"voila exited with {proc.returncode} before serving:\n{server.log()[-3000:]}"
+                )
+            if time.monotonic() > deadline:
+                raise RuntimeError(
+                    f"voila did not answer on {server.url} within {timeout_s:g} s:\n{server.log()[-3000:]}"
+                )
+            time.sleep(0.2)
+        server.started_s = time.perf_counter() - t0
+        yield server
+    finally:
+        _stop(proc)
+
+
+# --- the browser ---------------------------------------------------------------------------------
+def launch_chromium(playwright, headless: bool = True):
+    """Debian's chromium through playwright (never a downloaded browser)."""
+    return playwright.chromium.launch(
+        executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=headless
+    )
+
+
+def is_local(url: str) -> bool:
+    parts = urlsplit(url)
+    if parts.scheme in ("data", "blob", "about"):
+        return True
+    return (parts.hostname or "") in LOCAL_HOSTS
+
+
+def block_outside(context_or_page, record: list[str]) -> None:
+    """Abort every request that is not to 127.0.0.1 / localhost, and append its URL to ``record``."""
+
+    def handle(route):
+        url = route.request.url
+        if is_local(url):
+            route.continue_()
+        else:
+            record.append(url)
+            route.abort("blockedbyclient")
+
+    context_or_page.route("**/*", handle)
+
+
+def wait_for_text(page, text: str | re.Pattern, timeout: float = 30.0):
+    """Wait until ``text`` (substring, or a compiled regex) is visible on the page; return the locator.
+
+    ``timeout`` in seconds. On timeout the error says what was awaited and what the page shows.
+    """
+    loc = page.get_by_text(text).first
+    try:
+        loc.wait_for(state="visible", timeout=timeout * 1000)
+    except Exception as e:  # re-raised with the page's text: a readable failure
+        body = page.inner_text("body")[:1500] if page.query_selector("body") else ""
+        raise AssertionError(
+            f"{text!r} not visible after {timeout:g} s; the page shows:\n{body}"
+        ) from e
+    return loc
+
+
+def screenshot(page, name: str, full_page: bool = True) -> Path:
+    """Save a PNG under artifacts/screenshots/ (gitignored) and return its path."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-") or "page"
+    path = SCREENSHOTS / (safe if safe.endswith(".png") else f"{safe}.png")
+    page.screenshot(path=str(path), full_page=full_page)
+    return path
+
+
+@dataclass
+class PageErrors:
+    """What the page complained about: uncaught exceptions and console errors."""
+
+    exceptions: list[str] = field(default_factory=list)
+    console: list[str] = field(default_factory=list)
+
+
+# --- fixtures ------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def voila_app(tmp_path_factory) -> Iterator[VoilaServer]:
+    """The app notebook served by Voila on a free port (one server per test module)."""
+    if not CHROMIUM.exists():
+        pytest.skip(
+            f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install chromium)"
+        )
+    with start_voila(log_dir=tmp_path_factory.mktemp("voila")) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.skip(
+            f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install chromium)"
+        )
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = launch_chromium(p)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def outside_requests() -> list[str]:
+    """URLs of the requests the page tried to make outside 127.0.0.1 (all blocked)."""
+    return []
+
+
+@pytest.fixture
+def page_errors() -> PageErrors:
+    return PageErrors()
+
+
+@pytest.fixture
+def page(browser, outside_requests, page_errors):
+    """A fresh browser page (own context) that blocks and records outside requests."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    block_outside(context, outside_requests)
+    pg = context.new_page()
+    pg.on("pageerror", lambda exc: page_errors.exceptions.append(str(exc)))
+    pg.on(
+        "console", lambda msg: page_errors.console.append(msg.text) if msg.type == "error" else None
+    )
+    try:
+        yield pg
+    finally:
+        context.close()

@@ -1,0 +1,122 @@
+"""The executive's path through the Voila app, in Debian's chromium, with the network blocked.
+
+Opens the app, checks the recommendation text and that every chart drew marks, then changes inputs
+the way a reader would (cooling to air on the frontier preset, a smaller budget, another preset, a
+bad value) and checks that the recommendation and the charts follow. Screenshots go to
+artifacts/screenshots/app-*.png.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+pytest.register_assert_rewrite("browser")
+from browser import needs_chromium, screenshot, wait_for_text  # noqa: E402
+
+pytest_plugins = ["browser"]
+pytestmark = needs_chromium
+
+HEADLINE = "#wb-recommendation"
+
+
+def _headline(page) -> str:
+    return page.inner_text(HEADLINE)
+
+
+def _wait_headline_change(page, old: str, timeout_s: float = 60) -> str:
+    page.wait_for_function(
+        "([sel, old]) => { const e = document.querySelector(sel); return e && e.innerText !== old; }",
+        arg=[HEADLINE, old], timeout=timeout_s * 1000)
+    return _headline(page)
+
+
+def _charts_svg(page) -> list[str]:
+    return page.eval_on_selector_all("svg.marks", "els => els.map(e => e.innerHTML)")
+
+
+def _set_number(page, label: str, value: str):
+    box = page.locator(".widget-text, .widget-inline-hbox", has_text=label).locator("input").first
+    box.fill(value)
+    box.press("Enter")
+
+
+@pytest.fixture(scope="module")
+def app_page(voila_app, browser):
+    """One page for the whole walk-through (a Voila page costs a kernel)."""
+    from browser import block_outside
+
+    outside: list[str] = []
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    block_outside(context, outside)
+    page = context.new_page()
+    page.goto(voila_app.url, wait_until="domcontentloaded", timeout=180_000)
+    page.wait_for_selector(HEADLINE, timeout=180_000)
+    page.wait_for_function("document.querySelectorAll('svg.marks').length >= 4", timeout=120_000)
+    yield page, outside
+    context.close()
+
+
+def test_recommendation_and_charts_render_offline(app_page):
+    page, outside = app_page
+    text = _headline(page)
+    assert re.search(r"(Rent|Buy) .* x .*: [\d.,]+ days per run, \$[\d,]+ per run", text), text
+    svgs = _charts_svg(page)
+    assert len(svgs) >= 4
+    assert all(s.count("<path") + s.count("<rect") + s.count("<line") > 3 for s in svgs[:4])
+    body = page.inner_text("body")
+    assert "Traceback" not in body and "Why not the other accelerators" in body
+    assert "Data snapshot" in page.content()
+    assert outside == [], f"requests outside 127.0.0.1 were attempted: {outside}"
+    screenshot(page, "app-1-default")
+
+
+def test_preset_then_cooling_to_air_changes_the_pick_and_the_charts(app_page):
+    page, _ = app_page
+    old = _headline(page)
+    page.get_by_role("button", name="enterprise-frontier-pretraining").click()
+    text = _wait_headline_change(page, old)
+    assert "GB200" in text, text
+    charts_before = _charts_svg(page)
+    page.locator(".widget-toggle-buttons button", has_text=re.compile(r"^\s*air\s*$")).click()
+    text2 = _wait_headline_change(page, text)
+    assert "GB200" not in text2 and "NVL72" not in text2, text2
+    page.wait_for_function("(n) => document.querySelectorAll('svg.marks').length >= n", arg=4, timeout=60_000)
+    page.wait_for_timeout(500)
+    assert _charts_svg(page) != charts_before
+    assert "air-cooled racks" in text2 or text2.startswith("Rent"), text2
+    screenshot(page, "app-2-enterprise-air")
+
+
+def test_smaller_budget_makes_nothing_feasible_and_says_why(app_page):
+    page, _ = app_page
+    page.get_by_role("button", name="funded-startup-30b-domain").click()
+    text = _wait_headline_change(page, _headline(page)) if "MI355X" not in _headline(page) else _headline(page)
+    _set_number(page, "Budget, first year (USD)", "50000")
+    text2 = _wait_headline_change(page, text)
+    assert text2.startswith("Nothing in the catalog meets every constraint"), text2
+    wait_for_text(page, "budget rules out", timeout=30)
+    screenshot(page, "app-3-small-budget")
+
+
+def test_series_a_preset_loads_its_scenario(app_page):
+    page, _ = app_page
+    old = _headline(page)
+    page.get_by_role("button", name="series-a-healthcare-17b-lora").click()
+    text = _wait_headline_change(page, old)
+    assert "RTX 6000 Ada" in text, text
+    wait_for_text(page, "Four RTX PRO 6000", timeout=30)  # the article's advice shown next to it
+    screenshot(page, "app-4-series-a")
+
+
+def test_bad_value_shows_a_readable_message_next_to_the_field(app_page):
+    page, _ = app_page
+    good = _headline(page)
+    _set_number(page, "Parameters (billions)", "-5")
+    wait_for_text(page, "allowed: a value greater than 0", timeout=30)
+    wait_for_text(page, "Fix the highlighted field", timeout=30)
+    assert _headline(page) == good
+    assert "Traceback" not in page.inner_text("body")
+    screenshot(page, "app-5-bad-value")
+    _set_number(page, "Parameters (billions)", "17")

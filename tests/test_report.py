@@ -1,0 +1,275 @@
+"""The papermill report: ``python -m workbook report`` end to end, the memo's content, and its failures.
+
+One batch run of the CLI (module fixture) renders three presets and a scenario file through papermill
+and nbconvert; the tests then read the HTML. Parameter errors are checked in-process (they stop before
+any kernel starts), and a notebook that raises shows that a failed run leaves no file behind.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pandas as pd
+import pytest
+
+from workbook import report as rp
+from workbook.__main__ import main
+from workbook.decision import recommend
+from workbook.presets import presets
+from workbook.scenario import Scenario, ScenarioError
+
+REPO = Path(__file__).resolve().parents[1]
+
+#: A rented pick, a bought pick, and the article's impossible headline (nothing feasible).
+PRESETS = (
+    "small-team-instruction-tuning",
+    "series-a-healthcare-17b-lora",
+    "article-70b-5t-48-days",
+)
+#: A scenario file with its own name and an edited field (the file form of SCENARIO).
+CUSTOM = presets["small-team-instruction-tuning"].replace(name="my-team-30-day", deadline_days=30)
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory) -> SimpleNamespace:
+    """One CLI batch run: three presets and a YAML file into one folder."""
+    work = tmp_path_factory.mktemp("reports")
+    CUSTOM.save(work / "custom.yaml")
+    out = work / "out"
+    cmd = [
+        sys.executable,
+        "-m",
+        "workbook",
+        "report",
+        *PRESETS,
+        str(work / "custom.yaml"),
+        "--out-dir",
+        str(out),
+    ]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=work, check=False)
+    return SimpleNamespace(
+        result=r, out=out, html={p.stem: p.read_text(encoding="utf-8") for p in out.glob("*.html")}
+    )
+
+
+def _text(page: str) -> str:
+    """The visible text of an HTML page (tags dropped, entities decoded, whitespace collapsed)."""
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", page)))
+
+
+def test_batch_run_succeeds(batch):
+    r = batch.result
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert sorted(batch.html) == sorted([*PRESETS, "custom"])
+    assert "reports" in r.stderr  # the tqdm bar of the batch form
+    assert not [p for p in batch.out.iterdir() if p.suffix != ".html"]  # no temporary files left
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_memo_opens_with_the_recommendation(batch, name):
+    rec = recommend(presets[name])
+    expected = rec.top.sentence if rec.feasible else rec.headline
+    text = _text(batch.html[name])
+    assert expected in text
+    # The one sentence comes first: before the runners-up, the trade-offs and the assumptions.
+    first = text.index(expected)
+    assert first < text.index("Assumptions and sources")
+    if rec.feasible:
+        assert rec.top.accelerator in text
+        assert first < text.index("Runners-up and why they were not chosen")
+
+
+def test_scenario_file_with_edited_field(batch):
+    rec = recommend(CUSTOM)
+    text = _text(batch.html["custom"])
+    assert rec.top.sentence in text
+    assert "Recommendation: my-team-30-day" in text
+    assert re.search(r"deadline_days 30 ", text)
+
+
+@pytest.mark.parametrize("name", [*PRESETS, "custom"])
+def test_memo_is_offline_and_has_no_code(batch, name):
+    page = batch.html[name]
+    assert re.findall(r"<script[^>]*\bsrc\s*=", page, flags=re.IGNORECASE) == []
+    assert "<script" not in page.lower()  # no JavaScript at all: charts are static SVG
+    for needle in ("cdn.", "unpkg", "jsdelivr"):
+        assert needle not in page.lower(), needle
+    # No input code, prompts, parameters or nbval markers reach the memo.
+    body = page[page.index("<body") :]
+    for code in ("from workbook", "scenario_yaml", "NBVAL_CHECK_OUTPUT", "In&nbsp;[", "Out["):
+        assert code not in body, code
+
+
+def test_memo_lists_assumptions_with_sources_and_snapshot(batch):
+    rec = recommend(presets[PRESETS[0]])
+    text = _text(batch.html[PRESETS[0]])
+    # Rows of data/assumptions.csv and data/facility.csv, with the pick's prices.
+    assert "gemm_efficiency" in text and "pue_air" in text
+    assert f"Prices of {rec.top.accelerator}" in text
+    assert f"data hash {rec.snapshot['data_hash']}" in text
+    assert '<a href="https://' in batch.html[PRESETS[0]]  # sources are links
+
+
+# --- parameters: validated before anything runs --------------------------------------------------
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["small-team-instruction-tuning", "--set", "n_params=-5"], "n_params"),
+        (["small-team-instruction-tuning", "--set", "deadline_dayz=30"], "deadline_dayz"),
+        (["small-team-instruction-tuning", "--set", "cooling=water"], "cooling"),
+        (["small-team-instruction-tuning", "--set", "budget_usd"], "--set"),
+        (["no-such-preset"], "no-such-preset"),
+    ],
+)
+def test_bad_parameter_stops_before_running(tmp_path, capsys, args, named):
+    out = tmp_path / "report.html"
+    code = main(["report", *args, "-o", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert named in err and err.startswith("error: ")
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_bad_field_in_scenario_file(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(presets[PRESETS[0]].to_yaml().replace("deadline_days: 14", "deadline_days: -3"))
+    out = tmp_path / "out" / "bad.html"
+    assert main(["report", str(bad), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "deadline_days=-3" in err and "greater than 0" in err
+    assert not out.parent.exists()
+
+
+def test_one_bad_scenario_stops_the_whole_batch(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("n_params: 7e9\n")  # missing required fields
+    assert main(["report", PRESETS[0], str(bad), "--out-dir", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "deadline_days" in err and "is required" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_output_flag_takes_one_scenario(tmp_path, capsys):
+    assert main(["report", *PRESETS[:2], "-o", str(tmp_path / "x.html")]) == 2
+    assert "--out-dir" in capsys.readouterr().err
+
+
+def test_set_values_are_read_as_yaml():
+    s, preset = rp.resolve_scenario(
+        PRESETS[0],
+        rp.parse_set(
+            ["deadline_days=21", "rocm_experience=true", "acquisition_modes=[rent-spot, buy-new]"]
+        ),
+    )
+    assert preset == PRESETS[0]
+    assert (s.deadline_days, s.rocm_experience, s.acquisition_modes) == (
+        21,
+        True,
+        ["rent-spot", "buy-new"],
+    )
+    with pytest.raises(ScenarioError, match="--set"):
+        rp.parse_set(["no_equals_sign"])
+
+
+# --- failures leave nothing behind ---------------------------------------------------------------
+def _notebook_that_raises(path: Path) -> Path:
+    import nbformat as nbf
+
+    nb = nbf.v4.new_notebook()
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    params = nbf.v4.new_code_cell('scenario_yaml: str = ""\npreset: str = ""')
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [params, nbf.v4.new_code_cell("raise RuntimeError('engine exploded')")]
+    nbf.write(nb, path)
+    return path
+
+
+def test_failed_run_leaves_no_partial_report(tmp_path):
+    broken = _notebook_that_raises(tmp_path / "broken.ipynb")
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    (out_dir / "keep.html").write_text("an older report")
+    with pytest.raises(rp.ReportError, match="RuntimeError: engine exploded"):
+        rp.render_report(
+            presets[PRESETS[0]], out_dir / "report.html", notebook=broken, timeout_s=60
+        )
+    assert sorted(p.name for p in out_dir.iterdir()) == ["keep.html"]
+
+
+def test_pdf_without_chromium_is_a_clear_error_and_writes_nothing(tmp_path, monkeypatch):
+    monkeypatch.setattr(rp, "CHROMIUM", tmp_path / "no-chromium")
+    with pytest.raises(rp.ReportError, match="apt-get install chromium"):
+        rp.render_report(presets[PRESETS[0]], tmp_path / "r.html", pdf=True)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(
+    not rp.CHROMIUM.exists(),
+    reason=f"PDF printing needs chromium at {rp.CHROMIUM} (apt-get install chromium)",
+)
+def test_pdf_of_the_memo(batch, tmp_path):
+    src = batch.out / f"{PRESETS[0]}.html"
+    pdf = tmp_path / "memo.pdf"
+    rp.print_pdf(src, pdf)
+    data = pdf.read_bytes()
+    assert data[:5] == b"%PDF-" and len(data) > 20_000
+
+
+# --- the memo's structure, without a kernel -----------------------------------------------------------
+def _stub_rec(sentence: str) -> SimpleNamespace:
+    top = SimpleNamespace(
+        accelerator="h100-sxm",
+        n_gpus=64,
+        acquisition="buy-new",
+        wall_days=12.34,
+        cost_per_run_usd=123456.7,
+        cost_per_year_usd=1e6,
+        facility_kw=95.5,
+        racks=3,
+        sentence=sentence,
+    )
+    return SimpleNamespace(
+        top=top,
+        feasible=True,
+        reasons=["cheapest <b>within</b> the deadline"],
+        options=pd.DataFrame(),
+        pareto=pd.DataFrame(),
+        sensitivity=pd.DataFrame(),
+    )
+
+
+def test_memo_escapes_and_orders_sections(monkeypatch):
+    monkeypatch.setattr(rp, "chart_specs", lambda rec: [])  # charts need a real Recommendation
+    s = Scenario(n_params=7e9, deadline_days=30, budget_usd=1e6, site_power_kw=100)
+    m = rp.memo(s, rec=_stub_rec("Buy 64 x H100 <script>alert(1)</script>."))
+    assert m.recommendation.startswith("Buy 64 x H100")
+    assert "<script>" not in m.html and "&lt;script&gt;" in m.html
+    assert "&lt;b&gt;within&lt;/b&gt;" in m.html
+    assert "$123,457" in m.html and "12.3" in m.html
+    assert m.html.index('id="recommendation"') < m.html.index('id="assumptions"')
+    assert m._repr_html_() == m.html
+
+
+def test_charts_are_inline_svg(monkeypatch):
+    """A chart provider (``workbook.charts.report_charts``) becomes static SVG in the memo."""
+    import altair as alt
+
+    chart = (
+        alt.Chart(pd.DataFrame({"days": [1, 2], "usd": [3, 4]}))
+        .mark_point()
+        .encode(x="days", y="usd")
+    )
+    monkeypatch.setattr(rp, "chart_specs", lambda rec: [("Cost against time", chart)])
+    s = Scenario(n_params=7e9, deadline_days=30, budget_usd=1e6, site_power_kw=100)
+    m = rp.memo(s, rec=_stub_rec("Buy."))
+    assert '<section id="charts">' in m.html and "<svg" in m.html and "Cost against time" in m.html
+    assert "<script" not in m.html

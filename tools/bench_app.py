@@ -1,0 +1,116 @@
+"""Time the Voila app's first render in a real browser (Debian chromium via playwright, offline).
+
+Starts the app on a free 127.0.0.1 port with the committed settings, waits until the server answers,
+opens the page in chromium with every outside request blocked, and prints the time from navigation
+until TEXT is visible. Stops the browser and the server (and its kernels) at the end.
+
+Run: .venv/bin/python tools/bench_app.py [TEXT] [--runs N] [--settle S] [--screenshot NAME]
+
+    voila_server_start_s: 6.1      launch -> the server answers HTTP
+    voila_first_render_s: 2.3      navigation -> TEXT visible (first page view)
+    voila_render_s_2: 1.9          further page views (--runs), each in a fresh browser context
+    outside_requests: 0            requests to anything but 127.0.0.1 (blocked)
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))  # the shared helpers in tests/browser.py
+
+from browser import (
+    CHROMIUM,
+    block_outside,
+    launch_chromium,
+    screenshot,
+    start_voila,
+    wait_for_text,
+)
+
+#: The app's landing text (the notebook's markdown title).
+DEFAULT_TEXT = "GPU training decision workbook"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument(
+        "text",
+        nargs="?",
+        default=DEFAULT_TEXT,
+        help=f"text to wait for (default: {DEFAULT_TEXT!r})",
+    )
+    p.add_argument(
+        "--notebook",
+        type=Path,
+        default=None,
+        help="notebook to serve (default: notebooks/app.ipynb)",
+    )
+    p.add_argument(
+        "--runs", type=int, default=1, help="page views to time (each in a fresh context)"
+    )
+    p.add_argument(
+        "--settle",
+        type=float,
+        default=0.0,
+        help="seconds to wait after the server answers before navigating (lets preheated kernels finish)",
+    )
+    p.add_argument("--timeout", type=float, default=180.0, help="seconds to wait for the text [s]")
+    p.add_argument(
+        "--screenshot",
+        default=None,
+        help="save artifacts/screenshots/NAME.png after the first view",
+    )
+    args = p.parse_args(argv)
+    if not CHROMIUM.exists():
+        print(
+            f"error: needs Debian's chromium at {CHROMIUM} (apt-get install chromium)",
+            file=sys.stderr,
+        )
+        return 2
+
+    from playwright.sync_api import sync_playwright
+
+    blocked: list[str] = []
+    times: list[float] = []
+    with start_voila(args.notebook) as server:
+        print(f"voila_server_start_s: {server.started_s:.2f}", flush=True)
+        if args.settle:
+            time.sleep(args.settle)
+        with sync_playwright() as pw:
+            browser = launch_chromium(pw)
+            try:
+                for i in range(args.runs):
+                    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+                    block_outside(context, blocked)
+                    page = context.new_page()
+                    t0 = time.perf_counter()
+                    page.goto(server.url, wait_until="commit", timeout=args.timeout * 1000)
+                    wait_for_text(page, args.text, timeout=args.timeout)
+                    dt = time.perf_counter() - t0
+                    times.append(dt)
+                    print(
+                        f"voila_first_render_s: {dt:.2f}"
+                        if i == 0
+                        else f"voila_render_s_{i + 1}: {dt:.2f}",
+                        flush=True,
+                    )
+                    if i == 0 and args.screenshot:
+                        print(f"screenshot: {screenshot(page, args.screenshot)}")
+                    context.close()
+            finally:
+                browser.close()
+    if len(times) > 1:
+        print(f"voila_render_median_s: {statistics.median(times):.2f}")
+    print(f"outside_requests: {len(blocked)}")
+    for url in blocked:
+        print(f"  blocked: {url}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
