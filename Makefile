@@ -18,6 +18,7 @@ app: $(STAMP)
 	$(BIN)/python -m workbook.app
 
 test: $(STAMP)
+	$(BIN)/ruff check src tests tools
 	$(BIN)/python -m pytest
 
 validate: $(STAMP)

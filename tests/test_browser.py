@@ -10,7 +10,7 @@ import warnings
 import pytest
 
 pytest.register_assert_rewrite("browser")  # before the import below: it is also the fixture plugin
-from browser import needs_chromium, screenshot, wait_for_text
+from browser import needs_chromium, screenshot, wait_for_text  # noqa: E402
 
 #: The fixtures (voila_app, browser, page, outside_requests, page_errors) come from tests/browser.py.
 pytest_plugins = ["browser"]

@@ -9,12 +9,17 @@ Run: .venv/bin/python tools/bench_app.py [TEXT] [--runs N] [--settle S] [--scree
     voila_server_start_s: 6.1      launch -> the server answers HTTP
     voila_first_render_s: 2.3      navigation -> TEXT visible (first page view)
     voila_render_s_2: 1.9          further page views (--runs), each in a fresh browser context
+    voila_charts_s: 2.9            navigation -> all four charts drawn (first view)
+    voila_update_s_*: 0.6          an input change -> the new recommendation visible (preset click,
+                                   budget change, cooling toggle), and their median
     outside_requests: 0            requests to anything but 127.0.0.1 (blocked)
+    page_errors: 0                 JavaScript exceptions and console errors on the page
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 import sys
 import time
@@ -23,7 +28,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))  # the shared helpers in tests/browser.py
 
-from browser import (
+from browser import (  # noqa: E402 (after the sys.path line)
     CHROMIUM,
     block_outside,
     launch_chromium,
@@ -32,8 +37,33 @@ from browser import (
     wait_for_text,
 )
 
-#: The app's landing text (the notebook's markdown title).
-DEFAULT_TEXT = "GPU training decision workbook"
+#: The app's recommendation sentence starts with one of these words.
+DEFAULT_TEXT = re.compile(r"^(Rent|Buy|Nothing in the catalog)")
+HEADLINE = "#wb-recommendation"
+
+
+def measure_updates(page, timeout_s: float) -> dict[str, float]:
+    """Seconds from an input change to the new recommendation text, for three kinds of change."""
+
+    def timed(action) -> float:
+        old = page.inner_text(HEADLINE)
+        t = time.perf_counter()
+        action()
+        page.wait_for_function(
+            "([sel, old]) => { const e = document.querySelector(sel); return e && e.innerText !== old; }",
+            arg=[HEADLINE, old], timeout=timeout_s * 1000)
+        return time.perf_counter() - t
+
+    def budget():
+        box = page.locator(".widget-text, .widget-inline-hbox", has_text="Budget, first year (USD)").locator("input").first
+        box.fill("50000")
+        box.press("Enter")
+
+    return {
+        "preset": timed(lambda: page.get_by_role("button", name="enterprise-frontier-pretraining").click()),
+        "cooling": timed(lambda: page.locator(".widget-toggle-buttons button", has_text=re.compile(r"^\s*air\s*$")).click()),
+        "budget": timed(budget),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         "text",
         nargs="?",
         default=DEFAULT_TEXT,
-        help=f"text to wait for (default: {DEFAULT_TEXT!r})",
+        help="text to wait for (default: the recommendation sentence)",
     )
     p.add_argument(
         "--notebook",
@@ -76,6 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     from playwright.sync_api import sync_playwright
 
     blocked: list[str] = []
+    errors: list[str] = []
     times: list[float] = []
     with start_voila(args.notebook) as server:
         print(f"voila_server_start_s: {server.started_s:.2f}", flush=True)
@@ -88,9 +119,12 @@ def main(argv: list[str] | None = None) -> int:
                     context = browser.new_context(viewport={"width": 1400, "height": 1000})
                     block_outside(context, blocked)
                     page = context.new_page()
+                    page.on("pageerror", lambda e: errors.append(f"exception: {e}"))
+                    page.on("console", lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None)
                     t0 = time.perf_counter()
                     page.goto(server.url, wait_until="commit", timeout=args.timeout * 1000)
-                    wait_for_text(page, args.text, timeout=args.timeout)
+                    wait_for_text(page, args.text if isinstance(args.text, re.Pattern) else args.text,
+                                  timeout=args.timeout)
                     dt = time.perf_counter() - t0
                     times.append(dt)
                     print(
@@ -99,6 +133,15 @@ def main(argv: list[str] | None = None) -> int:
                         else f"voila_render_s_{i + 1}: {dt:.2f}",
                         flush=True,
                     )
+                    if i == 0:
+                        page.wait_for_function("() => { const e = document.querySelector('svg.marks'); "
+                                               "return e && e.innerHTML.includes('Sensitivity'); }",
+                                               timeout=args.timeout * 1000)
+                        print(f"voila_charts_s: {time.perf_counter() - t0:.2f}", flush=True)
+                        updates = measure_updates(page, args.timeout)
+                        for name, dt_u in updates.items():
+                            print(f"voila_update_s_{name}: {dt_u:.2f}", flush=True)
+                        print(f"voila_update_median_s: {statistics.median(updates.values()):.2f}")
                     if i == 0 and args.screenshot:
                         print(f"screenshot: {screenshot(page, args.screenshot)}")
                     context.close()
@@ -107,6 +150,9 @@ def main(argv: list[str] | None = None) -> int:
     if len(times) > 1:
         print(f"voila_render_median_s: {statistics.median(times):.2f}")
     print(f"outside_requests: {len(blocked)}")
+    print(f"page_errors: {len(errors)}")
+    for e in errors:
+        print(f"  {e}")
     for url in blocked:
         print(f"  blocked: {url}")
     return 0

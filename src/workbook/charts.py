@@ -14,7 +14,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from .decision import Recommendation, evaluate
+from .decision import Recommendation, evaluate_arrays
 
 WIDTH, HEIGHT = 520, 260
 
@@ -71,12 +71,11 @@ def rent_vs_buy_data(rec: Recommendation, max_runs: float | None = None) -> pd.D
     hi = max_runs or max(4.0, 2.5 * s.runs_per_year, 1.5 * be if math.isfinite(be) else 0.0)
     max_fit = 8760.0 / max(1e-9, float(same["wall_days"].min()) * 24.0)
     runs = np.unique(np.clip(np.linspace(0.25, min(hi, max_fit), 40), 0.25, None))
-    rows = []
-    for r in runs:
-        ev = evaluate(s, same, runs_factor=r / s.runs_per_year)
-        for mode, c in zip(same["acquisition"], ev["cost_per_year_usd"]):
-            rows.append({"runs_per_year": r, "acquisition": mode, "cost_per_year_usd": c})
-    return pd.DataFrame(rows)
+    ev = evaluate_arrays(s, same, runs_factor=(runs / s.runs_per_year)[:, None])  # one call, (runs, modes)
+    cost = np.broadcast_to(ev["cost_per_year_usd"], (len(runs), len(same)))
+    modes = same["acquisition"].to_numpy(object)
+    return pd.DataFrame({"runs_per_year": np.repeat(runs, len(modes)), "acquisition": np.tile(modes, len(runs)),
+                         "cost_per_year_usd": cost.ravel()})
 
 
 def rent_vs_buy_chart(rec: Recommendation) -> alt.Chart:

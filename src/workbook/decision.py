@@ -392,13 +392,13 @@ def _rank_key(s: Scenario, df: pd.DataFrame) -> list[str]:
 
 
 def _pareto(df: pd.DataFrame) -> pd.DataFrame:
-    d = df.sort_values(["time_to_result_days", "cost_per_run_usd"])
+    d = df[["time_to_result_days", "cost_per_run_usd"]].sort_values(["time_to_result_days", "cost_per_run_usd"])
     best, keep = np.inf, []
     for i, c in zip(d.index, d["cost_per_run_usd"]):
         if c < best:
             keep.append(i)
             best = c
-    return d.loc[keep]
+    return df.loc[keep]
 
 
 def _sentence(s: Scenario, top: pd.Series, breakeven: float) -> str:
@@ -429,13 +429,18 @@ def recommend(s: Scenario, *, catalog: Catalog | None = None, sensitivity: bool 
     ev = evaluate(s, o)
     o = pd.concat([o.drop(columns=[c for c in ev.columns if c in o.columns]), ev], axis=1)
     o = _moving_reasons(s, o)
-    feasible = o[o["feasible"]]
     keys = _rank_key(s, o)
+    # Sort narrow key frames and take only the rows needed (full-width takes of ~150 columns are slow).
+    narrow = o[["accelerator", "acquisition", "feasible", "shortfall"] + keys]
+    feas_pos = np.flatnonzero(o["feasible"].to_numpy(bool))
+    ranked_pos = feas_pos[np.lexsort([narrow[k].to_numpy(float)[feas_pos] for k in reversed(keys)])]
     reasons: list[str] = []
     rejected: dict[str, list[str]] = {}
     pareto = _pareto(o[o["static_ok"] & np.isfinite(o["cost_per_run_usd"])])
-    if feasible.empty:
-        nearest = o[np.isfinite(o["cost_per_run_usd"])].sort_values(["shortfall"] + keys).head(5)
+    if len(ranked_pos) == 0:
+        finite = np.flatnonzero(np.isfinite(o["cost_per_run_usd"].to_numpy(float)))
+        order = finite[np.lexsort([narrow[k].to_numpy(float)[finite] for k in reversed(["shortfall"] + keys)])]
+        nearest = o.iloc[order[:5]]
         top = None
         runners: list[Option] = []
         reasons.append(_infeasible_summary(s, o))
@@ -443,22 +448,24 @@ def recommend(s: Scenario, *, catalog: Catalog | None = None, sensitivity: bool 
             reasons.append(f"Nearest: {MODE_PHRASE[r['acquisition']]} {int(r['n_gpus'])} x {r['name']} fails on {r['failed']}")
         breakeven = math.nan
     else:
-        ranked = feasible.sort_values(keys)
-        best = ranked.iloc[0]
+        best = o.iloc[ranked_pos[0]]
         top = Option.from_row(best)
-        breakeven = _breakeven(s, o, best)
+        breakeven = breakeven_for(s, o, best)
         top.sentence = _sentence(s, best, breakeven)
         same = o[(o["accelerator"] == best["accelerator"]) & (o["n_gpus"] == best["n_gpus"]) & (o["acquisition"] == "buy-new")]
         buy_failed = same["failed"].iloc[0] if len(same) else ""
-        reasons += _why_top(s, best, ranked, breakeven, buy_failed)
-        runners = [Option.from_row(r) for _, r in ranked.drop_duplicates(["accelerator", "acquisition"]).iloc[1:4].iterrows()]
+        reasons += _why_top(s, best, len(ranked_pos), breakeven, buy_failed)
+        pairs = narrow.iloc[ranked_pos][["accelerator", "acquisition"]]
+        first_of_pair = ranked_pos[~pairs.duplicated().to_numpy()]
+        runners = [Option.from_row(o.iloc[i]) for i in first_of_pair[1:4]]
         for r in runners:
             r.sentence = (f"{MODE_PHRASE[r.acquisition]} {r.n_gpus} x {r.name}: {r.wall_days:,.1f} days, "
                           f"${r.cost_per_run_usd:,.0f} per run ({_delta(r.cost_per_run_usd, top.cost_per_run_usd)})")
         nearest = pd.DataFrame()
     # Per accelerator: its best feasible option, else its nearest miss (fewest failed constraints).
-    order = o.assign(_infeasible=~o["feasible"]).sort_values(["accelerator", "_infeasible", "shortfall"] + keys)
-    for _, b in order.drop_duplicates("accelerator").iterrows():
+    sorted_narrow = narrow.assign(_infeasible=~narrow["feasible"]).sort_values(["accelerator", "_infeasible", "shortfall"] + keys)
+    for i in sorted_narrow.drop_duplicates("accelerator").index:
+        b = o.loc[i]
         if top is not None and b["accelerator"] == top.accelerator:
             continue
         if b["feasible"]:
@@ -487,7 +494,7 @@ def _delta(x: float, ref: float) -> str:
     return f"{d:+.0%} vs the pick"
 
 
-def _breakeven(s: Scenario, o: pd.DataFrame, best: pd.Series) -> float:
+def breakeven_for(s: Scenario, o: pd.DataFrame, best: pd.Series) -> float:
     same = o[(o["accelerator"] == best["accelerator"]) & (o["n_gpus"] == best["n_gpus"])].set_index("acquisition")
     if "buy-new" not in same.index or "rent-on-demand" not in same.index:
         return math.nan
@@ -500,13 +507,13 @@ def _breakeven(s: Scenario, o: pd.DataFrame, best: pd.Series) -> float:
     return float(breakeven_runs_per_year(buy["fixed_usd_per_year"], idle_year, rent["cost_per_run_usd"], energy_run, idle))
 
 
-def _why_top(s: Scenario, best: pd.Series, ranked: pd.DataFrame, breakeven: float, buy_failed: str) -> list[str]:
+def _why_top(s: Scenario, best: pd.Series, n_feasible: int, breakeven: float, buy_failed: str) -> list[str]:
     out = []
     if s.objective == "cheapest-within-deadline":
-        out.append(f"Cheapest of {len(ranked):,} feasible options that finish within the {s.deadline_days:g}-day deadline "
+        out.append(f"Cheapest of {n_feasible:,} feasible options that finish within the {s.deadline_days:g}-day deadline "
                    f"(lead time {best['lead_time_days']:,.0f} days + run {best['wall_days']:,.1f} days).")
     else:
-        out.append(f"Fastest of {len(ranked):,} feasible options within the ${s.budget_usd:,.0f} first-year budget "
+        out.append(f"Fastest of {n_feasible:,} feasible options within the ${s.budget_usd:,.0f} first-year budget "
                    f"({best['time_to_result_days']:,.1f} days to a finished run, lead time included).")
     out.append(f"Fits in memory: {best['memory_per_gpu_gb']:,.0f} of {best['memory_gb_available']:g} GB per GPU "
                f"({best['layout']}); estimated MFU {best['mfu']:.0%}.")

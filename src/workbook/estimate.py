@@ -60,10 +60,9 @@ def assumption_values(catalog: Catalog, overrides: dict[str, float] | None = Non
 
 
 def _per_accelerator(catalog: Catalog, parameter: str, ids: np.ndarray, default: float) -> np.ndarray:
-    df = catalog.tables["assumptions"]
-    rows = df[(df["parameter"] == parameter) & df["accelerator_id"].notna()]
-    m = dict(zip(rows["accelerator_id"], rows["value"].astype(float)))
-    return np.array([m.get(a, default) for a in ids], dtype=float)
+    """An assumption per row's accelerator (the global ``default`` where there is no specific row)."""
+    values = {a: catalog.param("assumptions", parameter, a) for a in set(ids)}
+    return np.array([values.get(a, default) for a in ids], dtype=float)
 
 
 def _column(df: pd.DataFrame, name: str) -> pd.Series:

@@ -55,11 +55,18 @@ def _factors(rec, cat: Catalog) -> list[tuple[str, str, float, float, float, dic
     return out
 
 
+def _labels(rec) -> np.ndarray:
+    o = rec.options
+    return (o["acquisition"] + " " + o["n_gpus"].astype(str) + " x " + o["accelerator"]).to_numpy(object)
+
+
 def _pick(rec, ev, idx) -> str:
     if idx < 0:
         return "nothing feasible"
-    r = rec.options.iloc[idx]
-    return f"{r['acquisition']} {int(r['n_gpus'])} x {r['accelerator']}"
+    labels = rec.__dict__.get("_labels")
+    if labels is None:
+        labels = rec.__dict__["_labels"] = _labels(rec)
+    return labels[idx]
 
 
 def tornado(rec, cat: Catalog) -> pd.DataFrame:

@@ -141,17 +141,23 @@ class WorkbookApp:
         self.article = w.HTML("")
         self.alternatives = w.HTML("")
         self.downloads = w.HTML("")
+        self.csv_button = w.Button(description="Prepare the options table (CSV)", layout=w.Layout(width="auto"))
+        self.csv_button.on_click(self.prepare_csv)
+        self.csv_link = w.HTML("")
         self.assumptions = w.HTML("")
+        self.robustness = w.HTML("")
         alt_mod = __import__("altair")
         alt_mod.JupyterChart.enable_offline()
-        self.chart_widgets: dict[str, object] = {}
+        self.chart_widget = None
+        self.chart_names: list[str] = []
         self.chart_box = w.VBox([])
         left = w.VBox([w.HTML("<b>Scenarios from the article</b>"), w.HBox(self.preset_buttons[:5], layout=w.Layout(flex_flow="row wrap")),
                        w.HBox(self.preset_buttons[5:], layout=w.Layout(flex_flow="row wrap")), *steps],
                       layout=w.Layout(width="385px", min_width="385px"))
         evidence = w.Accordion(children=[self.assumptions], titles=("Every assumption, its source, and the data snapshot",))
-        right = w.VBox([self.status, self.headline, self.reasons, self.article, self.alternatives, self.downloads,
-                        w.HTML("<h3>Evidence</h3>"), self.chart_box, evidence],
+        right = w.VBox([self.status, self.headline, self.reasons, self.article, self.alternatives,
+                        w.HBox([self.downloads, self.csv_button, self.csv_link]),
+                        w.HTML("<h3>Evidence</h3>"), self.chart_box, self.robustness, evidence],
                        layout=w.Layout(flex="1 1 auto", padding="0 0 0 16px"))
         self.view = w.VBox([w.HTML(CSS + "<div class='wb-small'>Every number is sourced (data/*.csv, data/README.md); "
                                    "the app runs offline. Change any input: the recommendation and charts follow.</div>"),
@@ -256,31 +262,56 @@ class WorkbookApp:
         self.alternatives.value = ((f"<h4>Runners-up</h4><ul>{runners}</ul>" if runners else "")
                                    + "<h4>Why not the other accelerators</h4>" + _fmt_table(rejected))
         self.downloads.value = self._downloads()
+        self.robustness.value = self._robustness_html()
         self._render_charts()
         self.assumptions.value = self._assumptions_html()
 
     def _render_charts(self):
+        """All charts in one ``JupyterChart``: every instance ships the ~0.9 MB offline Vega bundle, so
+        one instance (updated by assigning ``.chart``) keeps the first render and updates light."""
         import altair as alt
 
         names = list(charts.CHARTS) if self.rec.feasible else ["frontier", "power"]
-        for name in names:
-            chart = charts.CHARTS[name](self.rec)
-            if name in self.chart_widgets:
-                self.chart_widgets[name].chart = chart
-            else:
-                self.chart_widgets[name] = alt.JupyterChart(chart)
-        self.chart_box.children = [self.chart_widgets[n] for n in names]
+        chart = alt.vconcat(*[charts.CHARTS[n](self.rec) for n in names]).resolve_scale(color="independent")
+        if self.chart_widget is None:
+            self.chart_widget = alt.JupyterChart(chart)
+            self.chart_box.children = [self.chart_widget]
+        else:
+            self.chart_widget.chart = chart
+        self.chart_names = names
+
+    OPTION_COLUMNS = ["accelerator", "name", "n_gpus", "acquisition", "feasible", "failed", "wall_days",
+                      "lead_time_days", "time_to_result_days", "cost_per_run_usd", "cost_per_year_usd",
+                      "first_year_cost_usd", "capex_usd", "usd_per_million_tokens", "facility_kw", "racks",
+                      "memory_per_gpu_gb", "mfu", "layout", "price_basis"]
+
+    @staticmethod
+    def _link(data: bytes, name: str, mime: str, text: str) -> str:
+        return f"<a download='{name}' href='data:{mime};base64,{base64.b64encode(data).decode()}'>{text}</a>"
 
     def _downloads(self) -> str:
-        cols = ["accelerator", "name", "n_gpus", "acquisition", "feasible", "failed", "wall_days", "lead_time_days",
-                "time_to_result_days", "cost_per_run_usd", "cost_per_year_usd", "first_year_cost_usd", "capex_usd",
-                "usd_per_million_tokens", "facility_kw", "racks", "memory_per_gpu_gb", "mfu", "layout", "price_basis"]
-        csv = self.rec.options[cols].to_csv(index=False).encode()
+        """The scenario (YAML) always; the options table (~1 MB) only on request, to keep updates light."""
+        self.csv_link.value = ""
         yml = self.rec.scenario.to_yaml().encode()
-        link = lambda data, name, mime, text: (  # noqa: E731
-            f"<a download='{name}' href='data:{mime};base64,{base64.b64encode(data).decode()}'>{text}</a>")
-        return ("<p class='wb-small'>Download: " + link(csv, "options.csv", "text/csv", "all options (CSV)") + " | "
-                + link(yml, "scenario.yaml", "text/yaml", "this scenario (YAML)") + "</p>")
+        return "<p class='wb-small'>Download: " + self._link(yml, "scenario.yaml", "text/yaml", "this scenario (YAML)") + "</p>"
+
+    def prepare_csv(self, _button=None):
+        """Build the all-options CSV link (a few hundred kB; built on click, not on every update)."""
+        def go():
+            csv = self.rec.options[self.OPTION_COLUMNS].to_csv(index=False).encode()
+            self.csv_link.value = ("<p class='wb-small'>" + self._link(csv, "options.csv", "text/csv",
+                                   f"options.csv ({len(self.rec.options):,} options, {len(csv) / 1e6:.1f} MB)") + "</p>")
+        self._guard(go)
+
+    def _robustness_html(self) -> str:
+        rec = self.rec
+        if rec.sensitivity is None or rec.sensitivity.empty:
+            return ""
+        mc = rec.monte_carlo.head(4)
+        wins = "; ".join(f"{o} {sh:.0%}" for o, sh in zip(mc["option"], mc["share"]))
+        t = rec.sensitivity[["assumption", "low", "high", "pick_at_low", "pick_at_high", "flips_at"]]
+        return (f"<h4>How robust is the pick?</h4><p class='wb-small'>Monte Carlo, {MC_SAMPLES} draws of every "
+                f"assumption within its range: {html.escape(wins)}.</p>" + _fmt_table(t))
 
     def _assumptions_html(self) -> str:
         cat = self.catalog
