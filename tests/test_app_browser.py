@@ -74,7 +74,10 @@ def test_recommendation_and_charts_render_offline(app_page):
     assert _all_charts_drawn(page), _charts_svg(page)[:500]
     body = page.inner_text("body")
     assert "Traceback" not in body and "Why not the other accelerators" in body
-    assert "Data snapshot" in page.content()
+    html = page.content()
+    assert "Data snapshot" in html
+    for host in ("cdnjs.", "cdn.jsdelivr", "unpkg.com", "esm.sh", "fonts.googleapis"):
+        assert host not in html, f"the page references {host}"
     assert outside == [], f"requests outside 127.0.0.1 were attempted: {outside}"
     screenshot(page, "app-1-default")
 

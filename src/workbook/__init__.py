@@ -22,3 +22,7 @@ from .presets import ARTICLE_ADVICE, article_comparison, presets
 from .scenario import Scenario, ScenarioError
 
 __all__ += ["Recommendation", "recommend", "ARTICLE_ADVICE", "article_comparison", "presets", "Scenario", "ScenarioError"]
+
+from .analyses import memory_fit_table  # noqa: E402  (fewest GPUs of each type that fit a job)
+
+__all__ += ["memory_fit_table"]

@@ -26,6 +26,8 @@ def build_offline_template(share: Path = SHARE) -> Path:
     out = share / "voila" / "templates" / "offline"
     out.mkdir(parents=True, exist_ok=True)
     lines = [ln for ln in lab.read_text().splitlines(keepends=True) if "fontawesome-free" not in ln]
+    # nbconvert's lab base imports mermaid from cdnjs when a page has diagrams: empty that block too.
+    lines.append("\n{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}\n")
     (out / "index.html.j2").write_text("".join(lines))
     (out / "conf.json").write_text('{"base_template": "lab"}\n')
     return out
