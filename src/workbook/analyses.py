@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from . import cost, validate
+from . import cost
 from .catalog import Catalog, load_catalog
 from .claims import check_claim
 from .decision import breakeven_for, evaluate, gpu_counts, recommend
@@ -908,6 +908,8 @@ def _row(engine_says: str, engine_verdict: str, engine_basis: str) -> tuple[str,
 
 def _engine_claims(cat: Catalog) -> dict[str, tuple[str, str, str]]:
     """claim_id -> (engine_says, engine_verdict, engine_basis) for the claims the engine recomputes."""
+    from . import validate  # imported here: `python -m workbook.validate` must not find it preloaded
+
     spec = cat.tables["accelerators"].set_index("accelerator_id")
     prices = cat.default_prices()
     out: dict[str, tuple[str, str, str]] = {}
@@ -1175,6 +1177,8 @@ def accuracy_table(catalog: Catalog | None = None) -> pd.DataFrame:
     ``predicted_gpu_hours``, ``error`` (predicted / published - 1), ``baseline_gpu_hours``,
     ``baseline_error``.
     """
+    from . import validate  # imported here: `python -m workbook.validate` must not find it preloaded
+
     cat = _catalog(catalog)
     rows = validate.full_runs(cat)
     pred = validate.predict_hours(rows, cat)
@@ -1196,6 +1200,8 @@ def accuracy_summary(table: pd.DataFrame) -> pd.DataFrame:
     ``mdape`` (median absolute percentage error), ``within_25pct`` (share of runs within +-25 %),
     ``max_ratio_off`` (worst predicted/published ratio, either direction).
     """
+    from . import validate  # imported here: `python -m workbook.validate` must not find it preloaded
+
     _need_columns("table", table, {"split", "published_gpu_hours", "predicted_gpu_hours", "baseline_gpu_hours"})
     rows = []
     for model, col in (("engine", "predicted_gpu_hours"), ("constant-MFU baseline", "baseline_gpu_hours")):
@@ -1233,4 +1239,6 @@ def accuracy_chart(table: pd.DataFrame) -> alt.Chart:
 
 def throughput_ratio_table(catalog: Catalog | None = None) -> pd.DataFrame:
     """Predicted vs published per-GPU throughput ratios between accelerators (:func:`workbook.validate.throughput_ratios`)."""
+    from . import validate  # imported here: `python -m workbook.validate` must not find it preloaded
+
     return validate.throughput_ratios(_catalog(catalog))

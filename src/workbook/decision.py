@@ -526,7 +526,8 @@ def _why_top(s: Scenario, best: pd.Series, n_feasible: int, breakeven: float, bu
         if not best["is_buy"] and s.runs_per_year >= breakeven and buy_failed:
             line += f", but buying it fails on: {buy_failed}"
         out.append(line + ".")
-    if best["price_basis"] and not str(best["price_basis"]).startswith(("vendor", "aggregator", "press")):
+    basis = str(best["price_basis"])
+    if basis and (not basis.startswith(("vendor", "aggregator", "press")) or "estimate" in basis.lower()):
         out.append(f"Price basis: {best['price_basis']}; check it against a live quote before committing.")
     if best["is_buy"]:
         out.append(f"Power: {best['nodes']:,.0f} nodes x {best['node_kw']:,.1f} kW (GPUs plus host, not TDP alone) = "
