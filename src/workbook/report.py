@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import datetime as dt
 import html
-import importlib.util
 import math
 import os
 import shutil
@@ -68,10 +67,8 @@ class ReportError(RuntimeError):
 # ------------------------------------------------------------------------------------------------
 def presets() -> dict[str, Scenario]:
     """The named scenarios (``workbook.presets.presets``; imported on demand)."""
-    try:
-        from .presets import presets as _presets
-    except ImportError:  # older layout: presets beside recommend
-        from .decision import presets as _presets  # type: ignore[attr-defined,no-redef]
+    from .presets import presets as _presets
+
     return dict(_presets)
 
 
@@ -463,33 +460,16 @@ def _section_runners_up(rec: Any) -> str:
 
 
 def chart_specs(rec: Any) -> list[tuple[str, Any]]:
-    """The memo's charts as ``[(caption, altair chart), ...]``, from :mod:`workbook.charts`.
-
-    ``charts.report_charts(rec)`` when the module defines it, else every chart of
-    ``charts.all_charts(rec)`` whose data (``charts.<name>_data(rec)``, when defined) is not empty.
-    [] while :mod:`workbook.charts` does not exist: the memo is then text and tables only.
-    """
-    if importlib.util.find_spec("workbook.charts") is None:
-        return []
+    """The memo's charts as ``[(caption, altair chart), ...]``: every chart of
+    :func:`workbook.charts.all_charts` whose data (``charts.<name>_data(rec)``) is not empty."""
     import warnings
 
-    from . import charts  # type: ignore[attr-defined]
+    from . import charts
 
-    with (
-        warnings.catch_warnings()
-    ):  # altair's type inference on empty frames: not the reader's concern
+    with warnings.catch_warnings():  # altair's type inference on empty frames: not the reader's concern
         warnings.simplefilter("ignore", UserWarning)
-        if hasattr(charts, "report_charts"):
-            return list(charts.report_charts(rec))
-        if not hasattr(charts, "all_charts"):
-            return []
-        out = []
-        for name, chart in charts.all_charts(rec).items():
-            data_fn = getattr(charts, f"{name}_data", None)
-            if data_fn is not None and len(data_fn(rec)) == 0:
-                continue
-            out.append(("", chart))
-        return out
+        return [("", chart) for name, chart in charts.all_charts(rec).items()
+                if len(getattr(charts, f"{name}_data")(rec))]
 
 
 def chart_svg(chart: Any) -> str:
@@ -685,15 +665,13 @@ def _version() -> str:
 # Rendering: papermill -> nbconvert (memo template) -> HTML [-> chromium -> PDF]
 # ------------------------------------------------------------------------------------------------
 def _kernel_manager():
-    """A kernel manager on IPC sockets (local only; TCP makes ipykernel warn about plain-text
-    transport on every run), TCP when the socket path would exceed the Unix limit (~107 bytes)."""
+    """A kernel manager on IPC sockets in a fresh temporary folder (local only; TCP makes ipykernel
+    warn about plain-text transport on every run, and IPC in the notebook's folder litters it with
+    ``kernel-ipc-*`` files)."""
     from jupyter_client.manager import KernelManager
-    from jupyter_core.paths import jupyter_runtime_dir
 
-    long_path = (
-        len(jupyter_runtime_dir()) + len("/kernel-00000000-0000-0000-0000-000000000000-ipc-4") > 100
-    )
-    return KernelManager(kernel_name="python3", transport="tcp" if long_path else "ipc")
+    sockets = tempfile.mkdtemp(prefix="wb-kernel-")
+    return KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "k")), sockets
 
 
 def execute_report(
@@ -707,7 +685,7 @@ def execute_report(
     import papermill as pm
     from papermill.exceptions import PapermillExecutionError
 
-    km = _kernel_manager()
+    km, sockets = _kernel_manager()
     try:
         pm.execute_notebook(
             str(notebook),
@@ -732,6 +710,7 @@ def execute_report(
     finally:
         if km.has_kernel:  # a km passed in is not shut down by nbclient
             km.shutdown_kernel(now=True)
+        shutil.rmtree(sockets, ignore_errors=True)
 
 
 def _first_line(text: str) -> str:
