@@ -452,8 +452,8 @@ def recommend(s: Scenario, *, catalog: Catalog | None = None, sensitivity: bool 
         top = Option.from_row(best)
         breakeven = breakeven_for(s, o, best)
         top.sentence = _sentence(s, best, breakeven)
-        same = o[(o["accelerator"] == best["accelerator"]) & (o["n_gpus"] == best["n_gpus"]) & (o["acquisition"] == "buy-new")]
-        buy_failed = same["failed"].iloc[0] if len(same) else ""
+        buy_row = option_row(o, best["accelerator"], best["n_gpus"], "buy-new")
+        buy_failed = buy_row["failed"] if buy_row is not None else ""
         reasons += _why_top(s, best, len(ranked_pos), breakeven, buy_failed)
         pairs = narrow.iloc[ranked_pos][["accelerator", "acquisition"]]
         first_of_pair = ranked_pos[~pairs.duplicated().to_numpy()]
@@ -494,11 +494,19 @@ def _delta(x: float, ref: float) -> str:
     return f"{d:+.0%} vs the pick"
 
 
+def option_row(o: pd.DataFrame, accelerator: str, n_gpus: int, acquisition: str) -> pd.Series | None:
+    """One option by its key (positional lookup: a boolean filter copies every column)."""
+    hit = np.flatnonzero((o["accelerator"].to_numpy(object) == accelerator) & (o["n_gpus"].to_numpy() == n_gpus)
+                         & (o["acquisition"].to_numpy(object) == acquisition))
+    return o.iloc[hit[0]] if len(hit) else None
+
+
 def breakeven_for(s: Scenario, o: pd.DataFrame, best: pd.Series) -> float:
-    same = o[(o["accelerator"] == best["accelerator"]) & (o["n_gpus"] == best["n_gpus"])].set_index("acquisition")
-    if "buy-new" not in same.index or "rent-on-demand" not in same.index:
+    """Runs per year above which buying new beats renting on demand, for the best option's cluster."""
+    buy = option_row(o, best["accelerator"], best["n_gpus"], "buy-new")
+    rent = option_row(o, best["accelerator"], best["n_gpus"], "rent-on-demand")
+    if buy is None or rent is None:
         return math.nan
-    buy, rent = same.loc["buy-new"], same.loc["rent-on-demand"]
     if not (np.isfinite(buy["fixed_usd_per_year"]) and np.isfinite(rent["cost_per_run_usd"])):
         return math.nan
     kw, pue, elec, idle = buy["it_kw"], buy["pue"], buy["electricity"], buy["idle_power_fraction"]

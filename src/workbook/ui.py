@@ -23,7 +23,7 @@ import pandas as pd
 
 from . import charts
 from .catalog import load_catalog
-from .decision import Recommendation, recommend
+from .decision import Recommendation, option_row, recommend
 from .presets import ARTICLE_ADVICE, article_comparison, presets
 from .scenario import ACQUISITIONS, OBJECTIVES, WORKLOADS, Scenario, ScenarioError
 
@@ -323,8 +323,7 @@ class WorkbookApp:
         top = self.rec.top
         price = ""
         if top is not None:
-            row = self.rec.options[(self.rec.options["accelerator"] == top.accelerator) & (self.rec.options["n_gpus"] == top.n_gpus)
-                                   & (self.rec.options["acquisition"] == top.acquisition)].iloc[0]
+            row = option_row(self.rec.options, top.accelerator, top.n_gpus, top.acquisition)
             price = (f"<p>Price used for the pick: {row['price']:,.2f} USD "
                      f"({'per GPU' if row['is_buy'] else 'per GPU-hour'}), {html.escape(str(row['price_basis']))}.</p>")
         return (f"<p class='wb-small'>Data snapshot {snap['data_hash']} (latest source read {snap['latest_accessed']}); "
