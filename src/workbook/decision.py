@@ -352,6 +352,10 @@ def best_index(s: Scenario, o: pd.DataFrame, ev: dict) -> np.ndarray:
     return np.where(np.isfinite(key[np.arange(len(idx)), idx]), idx, -1)
 
 
+def _runs(n: float) -> str:
+    return f"{n:g} run" + ("" if n == 1 else "s")
+
+
 def _texts(mask, fmt, *cols) -> np.ndarray:
     """Reason strings only where ``mask`` is set (formatting every row is the slow part)."""
     out = np.full(len(mask), "", dtype=object)
@@ -366,7 +370,8 @@ def _moving_reasons(s: Scenario, o: pd.DataFrame) -> pd.DataFrame:
                       lambda lt, w, t: f"takes {lt:,.0f} + {w:,.0f} = {t:,.0f} days (lead time + run); deadline {s.deadline_days:g} days",
                       o["lead_time_days"], o["wall_days"], o["time_to_result_days"])
     year = ~o["schedule_fits_year"].to_numpy(bool)
-    deadline[year] = [f"{s.runs_per_year:g} runs of {w:,.0f} days do not fit in a year" + (f"; {d}" if d else "")
+    runs = _runs(s.runs_per_year)
+    deadline[year] = [f"{runs} of {w:,.0f} days do not fit in a year" + (f"; {d}" if d else "")
                       for w, d in zip(o["wall_days"].to_numpy(float)[year], deadline[year])]
     o["why_deadline"] = deadline
     o["why_lead_time"] = _texts(~o["lead_ok"].to_numpy(bool), lambda: f"lead time beyond {s.lead_time_tolerance_weeks} weeks")
@@ -414,7 +419,7 @@ def _sentence(s: Scenario, top: pd.Series, breakeven: float) -> str:
              else "no site power needed (the cloud's racks)")
     return (f"{verb.capitalize()} {int(top['n_gpus'])} x {top['name']} ({shape}{where}): "
             f"{top['wall_days']:,.1f} days per run, ${top['cost_per_run_usd']:,.0f} per run "
-            f"(${top['cost_per_year_usd']:,.0f} a year for {s.runs_per_year:g} runs), {power}.")
+            f"(${top['cost_per_year_usd']:,.0f} a year for {_runs(s.runs_per_year)}), {power}.")
 
 
 def recommend(s: Scenario, *, catalog: Catalog | None = None, sensitivity: bool = True,
