@@ -14,7 +14,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from .decision import Recommendation, evaluate_arrays
+from .cost import HOURS_PER_YEAR
+from .decision import Recommendation, evaluate_arrays, site_defaults
 
 WIDTH, HEIGHT = 520, 260
 
@@ -69,7 +70,7 @@ def rent_vs_buy_data(rec: Recommendation, max_runs: float | None = None) -> pd.D
     s = rec.scenario
     be = rec.breakeven_runs_per_year
     hi = max_runs or max(4.0, 2.5 * s.runs_per_year, 1.5 * be if math.isfinite(be) else 0.0)
-    max_fit = 8760.0 / max(1e-9, float(same["wall_days"].min()) * 24.0)
+    max_fit = HOURS_PER_YEAR / max(1e-9, float(same["wall_days"].min()) * 24.0)
     runs = np.unique(np.clip(np.linspace(0.25, min(hi, max_fit), 40), 0.25, None))
     ev = evaluate_arrays(s, same, runs_factor=(runs / s.runs_per_year)[:, None])  # one call, (runs, modes)
     cost = np.broadcast_to(ev["cost_per_year_usd"], (len(runs), len(same)))
@@ -110,8 +111,7 @@ def power_data(rec: Recommendation) -> pd.DataFrame:
 def _rack_limit(rec: Recommendation) -> float:
     from .catalog import load_catalog
 
-    s = rec.scenario
-    return s.rack_limit_kw if s.rack_limit_kw is not None else load_catalog().param("facility", f"rack_limit_kw_{s.cooling}")
+    return site_defaults(rec.scenario, load_catalog())["rack_limit_kw"]
 
 
 def power_chart(rec: Recommendation) -> alt.Chart:

@@ -125,7 +125,8 @@ class Recommendation:
 # ----------------------------------------------------------------------------------------------
 # sweep
 
-def _site(s: Scenario, cat: Catalog) -> dict:
+def site_defaults(s: Scenario, cat: Catalog) -> dict:
+    """The scenario's rack limit, PUE and electricity price, data/facility.csv defaults where unset."""
     cooling = s.cooling
     return {
         "rack_limit_kw": s.rack_limit_kw if s.rack_limit_kw is not None else cat.param("facility", f"rack_limit_kw_{cooling}"),
@@ -168,7 +169,7 @@ def sweep(s: Scenario, cat: Catalog | None = None) -> pd.DataFrame:
 def _options(s: Scenario, est: pd.DataFrame, cat: Catalog) -> pd.DataFrame:
     """Expand the sweep to acquisition modes with cost, power and feasibility columns."""
     a = assumption_values(cat)
-    site = _site(s, cat)
+    site = site_defaults(s, cat)
     spec = cat.tables["accelerators"].set_index("accelerator_id")
     prices = cat.default_prices()
     basis = cat.default_prices("basis")

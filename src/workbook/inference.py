@@ -21,6 +21,7 @@ import pandas as pd
 
 from . import compute
 from .catalog import Catalog, load_catalog
+from .cost import HOURS_PER_YEAR
 from .estimate import assumption_values
 from .validation import check_choice, check_number
 
@@ -112,5 +113,5 @@ def _price_per_gpu_hour(cat: Catalog, a: dict, ids, basis: str) -> np.ndarray:
         price = cat.price(i, "buy-new")
         tdp = spec.loc[i, "tdp_w"]
         energy = (tdp / 1000.0 if np.isfinite(tdp) else np.nan) * pue * kwh
-        out.append(price / (life * 8760.0) + energy)
+        out.append(price / (life * HOURS_PER_YEAR) + energy)
     return np.array(out, float)
