@@ -179,7 +179,7 @@ def wait_for_text(page, text: str | re.Pattern, timeout: float = 30.0):
 
     ``timeout`` in seconds. On timeout the error says what was awaited and what the page shows.
     """
-    loc = page.get_by_text(text).first
+    loc = page.get_by_text(text).filter(visible=True).first  # not a match that is (still) hidden
     try:
         loc.wait_for(state="visible", timeout=timeout * 1000)
     except Exception as e:  # re-raised with the page's text: a readable failure

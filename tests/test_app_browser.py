@@ -72,7 +72,28 @@ def test_recommendation_and_charts_render_offline(app_page):
     for host in ("cdnjs.", "cdn.jsdelivr", "unpkg.com", "esm.sh", "fonts.googleapis"):
         assert host not in html, f"the page references {host}"
     assert outside == [], f"requests outside 127.0.0.1 were attempted: {outside}"
+    # The static preview the template showed before the widgets loaded: the same sentence, now hidden.
+    preview = page.eval_on_selector("#wb-preview", "e => e.textContent")
+    assert _expected("funded-startup-30b-domain") in preview
+    assert not page.is_visible("#wb-preview")
     screenshot(page, "app-1-default")
+
+
+def test_deep_link_opens_the_linked_preset_without_a_stale_preview(voila_app, browser):
+    """?preset= must win over the scenario the preheated kernel ran ahead of the request."""
+    from browser import block_outside
+
+    outside: list[str] = []
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    block_outside(context, outside)
+    page = context.new_page()
+    page.goto(voila_app.url + "?preset=band-400b-plus", wait_until="domcontentloaded", timeout=180_000)
+    text = _wait_headline(page, _expected("band-400b-plus"), timeout_s=180)
+    assert "GB200 NVL72" in text, text
+    assert page.query_selector("#wb-preview") is None  # no preview of the default scenario
+    assert outside == []
+    screenshot(page, "app-6-deep-link")
+    context.close()
 
 
 def _expected(name: str, **changes) -> str:

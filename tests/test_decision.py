@@ -3,6 +3,7 @@
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -226,3 +227,16 @@ def test_tornado_and_monte_carlo(recs):
     mc = rec.monte_carlo
     assert mc["share"].sum() == pytest.approx(1.0)
     assert mc["share"].iloc[0] > 0
+
+
+def test_sensitivity_added_later_equals_recommend_with_it():
+    """The app shows the conclusion first and adds the tornado and Monte Carlo afterwards."""
+    s = presets["funded-startup-30b-domain"]
+    full = recommend(s, monte_carlo_samples=200)
+    later = recommend(s, sensitivity=False)
+    assert later.sensitivity.empty and later.monte_carlo.empty and later.headline == full.headline
+    later.add_sensitivity(samples=0)
+    assert later.monte_carlo.empty
+    pd.testing.assert_frame_equal(later.sensitivity, full.sensitivity)
+    later.add_sensitivity(samples=200, tornado=False)
+    pd.testing.assert_frame_equal(later.monte_carlo, full.monte_carlo)

@@ -2,6 +2,7 @@
 charts carry the recommendation's numbers. (tests/test_browser.py opens the real page.)"""
 
 import base64
+import html
 import math
 import re
 
@@ -10,7 +11,8 @@ import pytest
 
 from workbook import charts, presets, recommend
 from workbook.scenario import Scenario
-from workbook.ui import WorkbookApp, build_app, preset_from_query
+from workbook.app import PREVIEW_KEY
+from workbook.ui import WorkbookApp, build_app, open_app, preset_from_query
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +23,47 @@ def app():
 def test_app_opens_with_the_recommendation_first(app):
     assert "Rent on demand 8 x AMD Instinct MI355X" in app.headline.value
     assert "wb-recommendation" in app.headline.value
-    assert len(app.chart_box.children) == 1 and app.chart_names == ["frontier", "rent_vs_buy", "power", "tornado"]
+    assert app.chart_names == ["frontier", "rent_vs_buy", "power", "tornado"]
+    assert "Updated in" in app.status.value
+    assert not any("wb-stale" in part._dom_classes for part in (app.headline, app.evidence))  # busy state cleared
+
+
+def test_charts_are_sent_once_the_page_reports_it_rendered():
+    """The ~0.9 MB chart widget is created only when the page's PageReady view says it is on screen,
+    then updated in place: one widget, its spec always the current recommendation's."""
+    app = WorkbookApp("funded-startup-30b-domain")
+    assert app.chart_widget is None and app.page_ready in app.chart_box.children
+    app.page_ready._handle_custom_msg({"event": "rendered"}, [])  # what the browser sends
+    jc = app.chart_widget
+    assert app.chart_box.children == (jc,) and jc.spec == app.chart.to_dict()
+    app.page_ready._handle_custom_msg({"event": "rendered"}, [])  # a second view of the same output
+    assert app.chart_widget is jc
+    before = jc.spec
+    app.inputs["runs_per_year"].value = 12
+    assert jc.spec == app.chart_spec and jc.spec != before
+    assert any(v.get("x") == 12 for v in sum(jc.spec["datasets"].values(), []))  # the "your runs" rule moved
+
+
+@pytest.mark.parametrize("name", list(presets))
+def test_app_chart_specs_are_valid_vega_lite(app, name):
+    """The app builds specs without Altair's validation (speed); they must equal the validated ones."""
+    app.apply_preset(name)
+    assert app.chart_spec == app.chart.to_dict(validate=True)
+
+
+def test_preview_is_the_headline_hidden_until_the_template_shows_it(app):
+    from IPython.core.interactiveshell import InteractiveShell
+
+    app.apply_preset("band-400b-plus")
+    preview = app.preview_html()
+    assert preview.startswith("<div class='wb-preview' hidden data-preset='band-400b-plus'")
+    assert html.escape(app.rec.headline) in preview and "Buy new" in preview
+    shell = InteractiveShell.instance()
+    published = []
+    shell.display_pub.publish = lambda data, metadata=None, **kw: published.append((data, metadata))
+    app.show()
+    assert published[0][0]["text/html"] == preview and published[0][1] == {PREVIEW_KEY: True}
+    assert "application/vnd.jupyter.widget-view+json" in published[1][0]
 
 
 def test_changing_cooling_budget_and_preset_changes_the_recommendation(app):
@@ -69,6 +111,22 @@ def test_query_string_deep_link(monkeypatch):
     assert preset_from_query() == "band-under-7b"
     monkeypatch.setenv("QUERY_STRING", "preset=nonsense")
     assert preset_from_query() == "funded-startup-30b-domain"
+
+
+def test_deep_link_applied_after_a_preheated_start(monkeypatch):
+    """Voila's preheated kernel builds the default app before the request; follow_deep_link then
+    applies ?preset= (outside a preheated kernel, wait_for_request returns at once)."""
+    monkeypatch.delenv("QUERY_STRING", raising=False)
+    app = open_app()
+    assert app.preset == "funded-startup-30b-domain"
+    monkeypatch.setenv("QUERY_STRING", "preset=band-400b-plus")
+    app.follow_deep_link()
+    assert app.preset == "band-400b-plus" and app.inputs["n_params"].value == pytest.approx(presets["band-400b-plus"].n_params / 1e9)
+    assert "GB200 NVL72" in app.headline.value
+    monkeypatch.setenv("QUERY_STRING", "preset=nonsense")
+    app.follow_deep_link()
+    assert "preset &#x27;nonsense&#x27;, which does not exist; showing band-400b-plus" in app.status.value
+    assert "GB200 NVL72" in app.headline.value
 
 
 def test_unknown_preset_gives_a_message_not_a_traceback():

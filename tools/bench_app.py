@@ -7,11 +7,16 @@ until TEXT is visible. Stops the browser and the server (and its kernels) at the
 Run: .venv/bin/python tools/bench_app.py [TEXT] [--runs N] [--settle S] [--screenshot NAME]
 
     voila_server_start_s: 6.1      launch -> the server answers HTTP
-    voila_first_render_s: 2.3      navigation -> TEXT visible (first page view)
+    voila_first_render_s: 1.0      navigation -> TEXT visible (first page view): the app's static preview of
+                                   the recommendation, which the offline template shows before Voila's
+                                   scripts have loaded
+    voila_interactive_s: 3.0       navigation -> the live recommendation widget visible (inputs usable)
     voila_render_s_2: 1.9          further page views (--runs), each in a fresh browser context
     voila_charts_s: 2.9            navigation -> all four charts drawn (first view)
     voila_update_s_*: 0.6          an input change -> the new recommendation visible (preset click,
                                    budget change, cooling toggle), and their median
+    voila_update_charts_s_*: 0.9   the same change -> the charts redrawn
+    voila_update_done_s_*: 1.0     the same change -> the update finished (Monte Carlo text, status)
     voila_reload_warm_cache_s: 2.5 reload in the same browser profile (warm cache), a fresh kernel
     outside_requests: 0            requests to anything but 127.0.0.1 (blocked)
     page_errors: 0                 JavaScript exceptions and console errors on the page
@@ -43,17 +48,34 @@ DEFAULT_TEXT = re.compile(r"^(Rent|Buy|Nothing in the catalog)")
 HEADLINE = "#wb-recommendation"
 
 
-def measure_updates(page, timeout_s: float) -> dict[str, float]:
-    """Seconds from an input change to the new recommendation text, for three kinds of change."""
+STATUS_DONE = "Updated in"
 
-    def timed(action) -> float:
+
+def measure_updates(page, timeout_s: float) -> dict[str, tuple[float, float, float]]:
+    """For three kinds of input change: seconds until the new recommendation text shows, until the
+    charts are redrawn, and until the whole update (incl. the Monte Carlo text) is done. Each change
+    starts after the previous one finished."""
+
+    def settled() -> None:
+        page.wait_for_function(
+            "(t) => document.body.innerText.includes(t) && !document.querySelector('.wb-stale')",
+            arg=STATUS_DONE, timeout=timeout_s * 1000)
+
+    def timed(action) -> tuple[float, float]:
+        settled()
         old = page.inner_text(HEADLINE)
+        old_svg = page.eval_on_selector("svg.marks", "e => e.innerHTML")
         t = time.perf_counter()
         action()
         page.wait_for_function(
             "([sel, old]) => { const e = document.querySelector(sel); return e && e.innerText !== old; }",
             arg=[HEADLINE, old], timeout=timeout_s * 1000)
-        return time.perf_counter() - t
+        headline = time.perf_counter() - t
+        page.wait_for_function("(old) => document.querySelector('svg.marks').innerHTML !== old",
+                               arg=old_svg, timeout=timeout_s * 1000)
+        charts = time.perf_counter() - t
+        settled()
+        return headline, charts, time.perf_counter() - t
 
     def budget():
         box = page.locator(".widget-text, .widget-inline-hbox", has_text="Budget, first year (USD)").locator("input").first
@@ -109,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     blocked: list[str] = []
     errors: list[str] = []
     times: list[float] = []
+    live: list[float] = []
     with start_voila(args.notebook) as server:
         print(f"voila_server_start_s: {server.started_s:.2f}", flush=True)
         if args.settle:
@@ -122,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
                     page = context.new_page()
                     page.on("pageerror", lambda e: errors.append(f"exception: {e}"))
                     page.on("console", lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None)
+                    page.on("response", lambda r: errors.append(f"HTTP {r.status}: {r.request.method} {r.url}")
+                            if r.status >= 400 else None)
                     t0 = time.perf_counter()
                     page.goto(server.url, wait_until="commit", timeout=args.timeout * 1000)
                     wait_for_text(page, args.text if isinstance(args.text, re.Pattern) else args.text,
@@ -134,21 +159,32 @@ def main(argv: list[str] | None = None) -> int:
                         else f"voila_render_s_{i + 1}: {dt:.2f}",
                         flush=True,
                     )
+                    if args.notebook is None:
+                        page.wait_for_selector(HEADLINE, state="visible", timeout=args.timeout * 1000)
+                        dt_live = time.perf_counter() - t0
+                        live.append(dt_live)
+                        print(f"voila_interactive_s{'' if i == 0 else f'_{i + 1}'}: {dt_live:.2f}", flush=True)
                     if i == 0:
                         page.wait_for_function("() => { const e = document.querySelector('svg.marks'); "
                                                "return e && e.innerHTML.includes('Sensitivity'); }",
                                                timeout=args.timeout * 1000)
                         print(f"voila_charts_s: {time.perf_counter() - t0:.2f}", flush=True)
                         updates = measure_updates(page, args.timeout)
-                        for name, dt_u in updates.items():
+                        for name, (dt_u, dt_c, dt_all) in updates.items():
                             print(f"voila_update_s_{name}: {dt_u:.2f}", flush=True)
-                        print(f"voila_update_median_s: {statistics.median(updates.values()):.2f}")
+                            print(f"voila_update_charts_s_{name}: {dt_c:.2f}", flush=True)
+                            print(f"voila_update_done_s_{name}: {dt_all:.2f}", flush=True)
+                        for i, what in enumerate(("", "_charts", "_done")):
+                            med = statistics.median(u[i] for u in updates.values())
+                            print(f"voila_update{what}_median_s: {med:.2f}")
                         # A returning visitor: same browser profile (warm HTTP cache), fresh kernel.
                         time.sleep(args.settle)
                         t1 = time.perf_counter()
                         page.reload(wait_until="commit", timeout=args.timeout * 1000)
                         wait_for_text(page, args.text, timeout=args.timeout)
                         print(f"voila_reload_warm_cache_s: {time.perf_counter() - t1:.2f}", flush=True)
+                        page.wait_for_selector(HEADLINE, state="visible", timeout=args.timeout * 1000)
+                        print(f"voila_reload_interactive_s: {time.perf_counter() - t1:.2f}", flush=True)
                     if i == 0 and args.screenshot:
                         print(f"screenshot: {screenshot(page, args.screenshot)}")
                     context.close()
@@ -156,6 +192,8 @@ def main(argv: list[str] | None = None) -> int:
                 browser.close()
     if len(times) > 1:
         print(f"voila_render_median_s: {statistics.median(times):.2f}")
+    if len(live) > 1:
+        print(f"voila_interactive_median_s: {statistics.median(live):.2f}")
     print(f"outside_requests: {len(blocked)}")
     print(f"page_errors: {len(errors)}")
     for e in errors:

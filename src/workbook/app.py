@@ -16,6 +16,31 @@ SHARE = REPO / "build" / "share" / "jupyter"
 APP_NOTEBOOK = REPO / "notebooks" / "app.ipynb"
 
 
+#: Output metadata key of the app's static preview (``workbook.ui.WorkbookApp.show``).
+PREVIEW_KEY = "workbook/preview"
+
+#: Shows the app's static preview (``WorkbookApp.preview_html``, an output tagged with ``PREVIEW_KEY``)
+#: as soon as the HTML arrives: Voila keeps every output hidden until its scripts have loaded (~3 s).
+#: The live app's CSS hides the preview again once the widgets are on screen. A ``?preset=`` link to
+#: another scenario gets no preview (the kernel ran the default one ahead of the request).
+PREVIEW_SCRIPT = """
+{%- if output and output.metadata and output.metadata.get('""" + PREVIEW_KEY + """') -%}
+{%- set h = output.data['text/html'] -%}{%- if h is not string %}{% set h = h | join('') %}{% endif -%}
+<script>
+(function () {
+  var box = document.createElement('div');
+  box.id = 'wb-preview';
+  box.innerHTML = {{ h | tojson }};
+  var shown = box.firstElementChild, asked = new URLSearchParams(location.search).get('preset');
+  if (!shown || (asked && asked !== shown.getAttribute('data-preset'))) { return; }  /* a deep link to another preset */
+  shown.removeAttribute('hidden');
+  document.body.insertBefore(box, document.body.firstChild);
+})();
+</script>
+{%- endif -%}
+"""
+
+
 def build_offline_template(share: Path = SHARE) -> Path:
     """Write share/jupyter/voila/templates/offline (lab without CDN links); return its folder."""
     import voila
@@ -28,7 +53,11 @@ def build_offline_template(share: Path = SHARE) -> Path:
     lines = [ln for ln in lab.read_text().splitlines(keepends=True) if "fontawesome-free" not in ln]
     # nbconvert's lab base imports mermaid from cdnjs when a page has diagrams: empty that block too.
     lines.append("\n{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}\n")
-    (out / "index.html.j2").write_text("".join(lines))
+    text = "".join(lines)
+    end = "{% endblock data_priority %}"
+    if text.count(end) != 1:
+        raise RuntimeError(f"{lab}: expected one '{end}'; Voila's template changed, update workbook.app")
+    (out / "index.html.j2").write_text(text.replace(end, PREVIEW_SCRIPT + end))
     (out / "conf.json").write_text('{"base_template": "lab"}\n')
     return out
 

@@ -49,13 +49,13 @@ def frontier_chart(rec: Recommendation) -> alt.Chart:
     base = alt.Chart(d).encode(
         x=alt.X("time_to_result_days:Q", title="days to a finished run (lead time + run)", scale=alt.Scale(type="log")),
         y=alt.Y("cost_per_run_usd:Q", title="cost per run (USD)", scale=alt.Scale(type="log")),
-        tooltip=["option", alt.Tooltip("time_to_result_days:Q", format=",.1f"),
-                 alt.Tooltip("cost_per_run_usd:Q", format="$,.0f"), "feasible"],
+        tooltip=[alt.Tooltip("option"), alt.Tooltip("time_to_result_days:Q", format=",.1f"),
+                 alt.Tooltip("cost_per_run_usd:Q", format="$,.0f"), alt.Tooltip("feasible")],
     )
     line = base.mark_line(color="#9aa5b1", point=alt.OverlayMarkDef(filled=True, size=50))
     pick = base.transform_filter("datum.pick").mark_point(color="#d62728", size=260, shape="diamond", filled=True)
     deadline = alt.Chart(pd.DataFrame({"x": [rec.scenario.deadline_days]})).mark_rule(
-        color="#d62728", strokeDash=[4, 4]).encode(x="x:Q")
+        color="#d62728", strokeDash=[4, 4]).encode(x=alt.X("x:Q"))
     return (line + pick + deadline).properties(
         width=WIDTH, height=HEIGHT, title="Time vs cost frontier (red diamond: the pick; dashed: deadline)")
 
@@ -85,14 +85,14 @@ def rent_vs_buy_chart(rec: Recommendation) -> alt.Chart:
         x=alt.X("runs_per_year:Q", title="runs per year"),
         y=alt.Y("cost_per_year_usd:Q", title="cost per year (USD)"),
         color=alt.Color("acquisition:N", title="acquisition"),
-        tooltip=["acquisition", alt.Tooltip("runs_per_year:Q", format=".2f"), alt.Tooltip("cost_per_year_usd:Q", format="$,.0f")],
+        tooltip=[alt.Tooltip("acquisition"), alt.Tooltip("runs_per_year:Q", format=".2f"), alt.Tooltip("cost_per_year_usd:Q", format="$,.0f")],
     )
     marks = [lines]
     be = rec.breakeven_runs_per_year
     if math.isfinite(be) and len(d) and be <= d["runs_per_year"].max():
         marks.append(alt.Chart(pd.DataFrame({"x": [be], "label": [f"break-even {be:.1f} runs/yr"]})).mark_rule(
-            color="#2ca02c", strokeDash=[6, 3]).encode(x="x:Q", tooltip=["label"]))
-    marks.append(alt.Chart(pd.DataFrame({"x": [rec.scenario.runs_per_year]})).mark_rule(color="#555").encode(x="x:Q"))
+            color="#2ca02c", strokeDash=[6, 3]).encode(x=alt.X("x:Q"), tooltip=[alt.Tooltip("label")]))
+    marks.append(alt.Chart(pd.DataFrame({"x": [rec.scenario.runs_per_year]})).mark_rule(color="#555").encode(x=alt.X("x:Q")))
     title = "Rent vs buy for the pick's cluster (green: break-even; grey: your runs per year)"
     return alt.layer(*marks).properties(width=WIDTH, height=HEIGHT, title=title)
 
@@ -120,10 +120,10 @@ def power_chart(rec: Recommendation) -> alt.Chart:
         y=alt.Y("accelerator:N", sort="x", title=None),
         x=alt.X("rack_kw_needed:Q", title="kW in the heaviest rack (node, or whole NVL72 rack)"),
         color=alt.Color("fits:N", scale=alt.Scale(domain=[True, False], range=["#4c78a8", "#e45756"]), title="fits rack"),
-        tooltip=["accelerator", alt.Tooltip("rack_kw_needed:Q", format=",.1f"), alt.Tooltip("facility_kw:Q", format=",.0f"),
-                 "racks"],
+        tooltip=[alt.Tooltip("accelerator"), alt.Tooltip("rack_kw_needed:Q", format=",.1f"), alt.Tooltip("facility_kw:Q", format=",.0f"),
+                 alt.Tooltip("racks")],
     )
-    limit = alt.Chart(pd.DataFrame({"x": [_rack_limit(rec)]})).mark_rule(color="black", strokeDash=[4, 4]).encode(x="x:Q")
+    limit = alt.Chart(pd.DataFrame({"x": [_rack_limit(rec)]})).mark_rule(color="black", strokeDash=[4, 4]).encode(x=alt.X("x:Q"))
     return (bars + limit).properties(width=WIDTH, height=max(HEIGHT, 14 * len(d)),
                                      title=f"Power per rack vs your {_rack_limit(rec):g} kW limit (owned options)")
 
@@ -148,9 +148,10 @@ def tornado_chart(rec: Recommendation) -> alt.Chart:
         x=alt.X("cost_per_run_usd:Q", title="cost per run of the pick (USD)", scale=alt.Scale(zero=False)),
         x2=alt.X2("base:Q"),
         color=alt.Color("end:N", scale=alt.Scale(domain=["low", "high"], range=["#72b7b2", "#f58518"]), title="assumption at"),
-        tooltip=["assumption", "end", alt.Tooltip("cost_per_run_usd:Q", format="$,.0f"), "flips"],
+        tooltip=[alt.Tooltip("assumption"), alt.Tooltip("end"), alt.Tooltip("cost_per_run_usd:Q", format="$,.0f"),
+                 alt.Tooltip("flips")],
     ).transform_calculate(base=str(base_cost))
-    rule = alt.Chart(pd.DataFrame({"x": [base_cost]})).mark_rule(color="black").encode(x="x:Q")
+    rule = alt.Chart(pd.DataFrame({"x": [base_cost]})).mark_rule(color="black").encode(x=alt.X("x:Q"))
     return (bars + rule).properties(width=WIDTH, height=HEIGHT,
                                     title="Sensitivity: the pick's cost per run across each assumption's range")
 

@@ -112,6 +112,24 @@ class Recommendation:
             return "Nothing in the catalog meets every constraint of this scenario. " + (self.reasons[0] if self.reasons else "")
         return self.top.sentence
 
+    def add_sensitivity(self, catalog: Catalog | None = None, samples: int = 1000, seed: int = 0,
+                        tornado: bool = True) -> Recommendation:
+        """Attach the tornado (one assumption at a time over its range) and a Monte Carlo of ``samples``
+        draws (0: none) for the pick.
+
+        :func:`recommend` calls this unless ``sensitivity=False``. The app calls it in two steps after it
+        has shown the conclusion: the tornado (needed by the charts), then the Monte Carlo (text only).
+        """
+        if self.top is not None:
+            from . import sensitivity
+
+            cat = catalog or load_catalog()
+            if tornado:
+                self.sensitivity = sensitivity.tornado(self, cat)
+            if samples:
+                self.monte_carlo = sensitivity.monte_carlo(self, cat, samples=samples, seed=seed)
+        return self
+
     def summary_text(self) -> str:
         lines = [self.headline, ""]
         lines += [f"- {r}" for r in self.reasons]
@@ -484,11 +502,8 @@ def recommend(s: Scenario, *, catalog: Catalog | None = None, sensitivity: bool 
         scenario=s, top=top, options=o, reasons=reasons, runners_up=runners, rejected=rejected, pareto=pareto,
         breakeven_runs_per_year=breakeven, nearest=nearest, snapshot=cat.snapshot(),
     )
-    if sensitivity and top is not None:
-        from .sensitivity import monte_carlo, tornado
-
-        rec.sensitivity = tornado(rec, cat)
-        rec.monte_carlo = monte_carlo(rec, cat, samples=monte_carlo_samples, seed=seed)
+    if sensitivity:
+        rec.add_sensitivity(cat, samples=monte_carlo_samples, seed=seed)
     rec.elapsed_s = time.perf_counter() - t0
     return rec
 

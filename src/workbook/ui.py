@@ -18,10 +18,12 @@ import time
 import traceback
 from urllib.parse import parse_qs
 
+import anywidget
 import ipywidgets as w
 import pandas as pd
 
 from . import charts
+from .app import PREVIEW_KEY
 from .catalog import load_catalog
 from .decision import Recommendation, option_row, recommend
 from .presets import ARTICLE_ADVICE, article_comparison, presets
@@ -72,11 +74,19 @@ CSS = """
 .wb-infeasible {color: #a4161a;}
 .wb-error {color: #a4161a; font-size: 0.85em; min-height: 0;}
 .wb-busy {color: #555; font-style: italic;}
+.wb-stale {opacity: 0.45; transition: opacity 0.1s;}
+#wb-preview {display: none !important;}
 .wb-small {font-size: 0.85em; color: #444;}
 .wb-table table {border-collapse: collapse; font-size: 0.85em;}
 .wb-table td, .wb-table th {border-bottom: 1px solid #ddd; padding: 2px 6px; text-align: left; vertical-align: top;}
 </style>
 """
+
+
+class PageReady(anywidget.AnyWidget):
+    """Invisible; its view tells the kernel the page is on screen (the app then sends the charts)."""
+
+    _esm = "export default { render({ model }) { model.send({ event: 'rendered' }); } };"
 
 
 def _fmt_table(df: pd.DataFrame, max_rows: int = 200) -> str:
@@ -101,13 +111,17 @@ class WorkbookApp:
         self.update()
 
     # --- widgets -----------------------------------------------------------------------------
+    def _html(self, value: str = "", layout: w.Layout | None = None) -> w.HTML:
+        """An HTML widget sharing one layout and one style model with the others: every model is
+        sent to the browser and created there before the page shows, so fewer is a faster first view."""
+        return w.HTML(value, layout=layout or self._plain, style=self._html_style)
+
     def _widget(self, field, label, kind, extra):
-        style = {"description_width": "195px"}
-        lay = w.Layout(width="360px")
+        style, lay = self._input_style, self._input_layout
         if kind == "choice":
             wd = w.Dropdown(options=list(extra), description=label, style=style, layout=lay)
         elif kind == "toggle":
-            wd = w.ToggleButtons(options=list(extra), description=label, style=style)
+            wd = w.ToggleButtons(options=list(extra), description=label, style={"description_width": "195px"})
         elif kind == "multi":
             wd = w.SelectMultiple(options=list(extra), description=label, rows=5, style=style, layout=lay)
         elif kind == "bool":
@@ -120,46 +134,52 @@ class WorkbookApp:
         return wd
 
     def _build(self):
+        self._plain, self._html_style = w.Layout(), w.widgets.widget_string.HTMLStyle()
+        self._input_layout, self._input_style = w.Layout(width="360px"), w.widgets.widget_description.DescriptionStyle(description_width="195px")
         steps = []
         for step, fields in FIELDS.items():
             rows = []
             for field, label, kind, extra in fields:
                 wd = self._widget(field, label, kind, extra)
-                err = w.HTML("", layout=w.Layout(width="360px"))
+                err = self._html("", layout=self._input_layout)
                 err.add_class("wb-error")
                 self.inputs[field], self.errors[field] = wd, err
                 rows += [wd, err]
-            steps.append(w.VBox([w.HTML(f"<b>{STEP_TITLES[step]}</b>"), *rows]))
+            steps.append(w.VBox([self._html(f"<b>{STEP_TITLES[step]}</b>"), *rows]))
         self.preset_buttons = []
+        auto, button_style = w.Layout(width="auto"), w.ButtonStyle()
         for name in presets:
-            b = w.Button(description=name, tooltip=ARTICLE_ADVICE[name], layout=w.Layout(width="auto"))
+            b = w.Button(description=name, tooltip=ARTICLE_ADVICE[name], layout=auto, style=button_style)
             b.on_click(self._on_preset)
             self.preset_buttons.append(b)
-        self.status = w.HTML("")
-        self.headline = w.HTML("")
-        self.reasons = w.HTML("")
-        self.article = w.HTML("")
-        self.alternatives = w.HTML("")
-        self.downloads = w.HTML("")
-        self.csv_button = w.Button(description="Prepare the options table (CSV)", layout=w.Layout(width="auto"))
+        self.status = self._html()
+        self.headline = self._html()
+        self.reasons = self._html()
+        self.article = self._html()
+        self.alternatives = self._html()
+        self.downloads = self._html()
+        self.csv_button = w.Button(description="Prepare the options table (CSV)", layout=auto, style=button_style)
         self.csv_button.on_click(self.prepare_csv)
-        self.csv_link = w.HTML("")
-        self.assumptions = w.HTML("")
-        self.robustness = w.HTML("")
+        self.csv_link = self._html()
+        self.assumptions = self._html()
+        self.robustness = self._html()
         alt_mod = __import__("altair")
         alt_mod.JupyterChart.enable_offline()
         self.chart_widget = None
+        self.chart = None
         self.chart_names: list[str] = []
-        self.chart_box = w.VBox([])
-        left = w.VBox([w.HTML("<b>Scenarios from the article</b>"), w.HBox(self.preset_buttons[:5], layout=w.Layout(flex_flow="row wrap")),
+        self.page_ready = PageReady()
+        self.page_ready.on_msg(lambda *_: self._guard(self.show_charts))
+        self.chart_box = w.VBox([self._html("<div class='wb-busy'>Drawing the charts...</div>"), self.page_ready])
+        left = w.VBox([self._html("<b>Scenarios from the article</b>"), w.HBox(self.preset_buttons[:5], layout=w.Layout(flex_flow="row wrap")),
                        w.HBox(self.preset_buttons[5:], layout=w.Layout(flex_flow="row wrap")), *steps],
                       layout=w.Layout(width="385px", min_width="385px"))
         evidence = w.Accordion(children=[self.assumptions], titles=("Every assumption, its source, and the data snapshot",))
+        self.evidence = w.VBox([self._html("<h3>Evidence</h3>"), self.chart_box, self.robustness, evidence])
         right = w.VBox([self.status, self.headline, self.reasons, self.article, self.alternatives,
-                        w.HBox([self.downloads, self.csv_button, self.csv_link]),
-                        w.HTML("<h3>Evidence</h3>"), self.chart_box, self.robustness, evidence],
+                        w.HBox([self.downloads, self.csv_button, self.csv_link]), self.evidence],
                        layout=w.Layout(flex="1 1 auto", padding="0 0 0 16px"))
-        self.view = w.VBox([w.HTML(CSS + "<div class='wb-small'>Every number is sourced (data/*.csv, data/README.md); "
+        self.view = w.VBox([self._html(CSS + "<div class='wb-small'>Every number is sourced (data/*.csv, data/README.md); "
                                    "the app runs offline. Change any input: the recommendation and charts follow.</div>"),
                             w.HBox([left, right])])
 
@@ -208,12 +228,56 @@ class WorkbookApp:
             self._guard(self.update)
 
     def _on_preset(self, button):
-        def go():
-            self.preset = button.description
-            self.scenario = presets[self.preset]
-            self._load(self.scenario)
-            self.update()
-        self._guard(go)
+        self._guard(lambda: self.apply_preset(button.description))
+
+    def apply_preset(self, name: str):
+        """Load the article's scenario ``name`` into the inputs and recompute."""
+        if name not in presets:
+            raise ValueError(f"preset={name!r} is unknown; allowed: {', '.join(presets)}")
+        self.preset = name
+        self.scenario = presets[name]
+        self._load(self.scenario)
+        self.update()
+
+    def preview_html(self) -> str:
+        """The conclusion as static HTML, hidden by default. The offline Voila template shows it while the
+        page's scripts load (about 3 s here), before the live widgets can; the live app's CSS hides it."""
+        rec = self.rec
+        reasons = "".join(f"<li>{html.escape(r)}</li>" for r in rec.reasons[:3])
+        colour = "#333" if rec.feasible else "#a4161a"
+        return (f"<div class='wb-preview' hidden data-preset='{html.escape(self.preset)}' style='font-family: sans-serif; max-width: 1100px; margin: 16px auto; "
+                f"padding: 8px 16px; border-left: 4px solid #268380; color: {colour};'>"
+                f"<div style='font-size: 0.85em; color: #555;'>Recommendation for {html.escape(rec.scenario.name)} "
+                "(the interactive workbook is loading)</div>"
+                f"<div style='font-size: 1.35em; font-weight: 600; line-height: 1.35; margin: 4px 0;'>"
+                f"{html.escape(rec.headline)}</div><ul style='font-size: 0.9em;'>{reasons}</ul></div>")
+
+    def show(self):
+        """Display the static preview (see :meth:`preview_html`) and then the live app."""
+        from IPython.display import display
+
+        display({"text/html": self.preview_html()}, raw=True, metadata={PREVIEW_KEY: True})
+        display(self.view)
+
+    def follow_deep_link(self):
+        """Apply ``?preset=name`` from the page's URL.
+
+        Voila's preheated kernels (voila.json) run the notebook before anyone asks for the page, so the
+        URL is not known while the app is built: wait for the request (``voila.utils.wait_for_request``
+        returns at once outside a preheated kernel), then load the linked preset. An unknown name keeps
+        the current scenario and says so.
+        """
+        from voila.utils import wait_for_request
+
+        wait_for_request()
+        name = _query_preset()
+        if name is None or name == self.preset:
+            return
+        if name not in presets:
+            self.status.value = (f"<div class='wb-error'>The link asks for preset {html.escape(repr(name))}, which does "
+                                 f"not exist; showing {html.escape(self.preset)}. Presets: {html.escape(', '.join(presets))}.</div>")
+            return
+        self._guard(lambda: self.apply_preset(name))
 
     def _guard(self, fn):
         try:
@@ -241,16 +305,36 @@ class WorkbookApp:
             self.status.value = (self.status.value if self.status.value.startswith("<div class='wb-error'>")
                                  else "<div class='wb-error'>Fix the highlighted field; the recommendation below is for the last valid inputs.</div>")
             return
+        # Conclusion first: the headline, reasons and runners-up go out as soon as the sweep is done
+        # (ipywidgets sends each change at once); the sensitivity runs and charts follow, greyed meanwhile.
         self.status.value = "<div class='wb-busy'>Computing the recommendation...</div>"
+        for part in (self.headline, self.evidence):
+            part.add_class("wb-stale")
         t0 = time.perf_counter()
         self.scenario = s
-        self.rec = recommend(s, catalog=self.catalog, monte_carlo_samples=MC_SAMPLES)
-        self.render()
-        self.status.value = (f"<div class='wb-small'>Updated in {time.perf_counter() - t0:.2f} s: "
-                             f"{len(self.rec.options):,} options swept.</div>")
+        self.rec = recommend(s, catalog=self.catalog, sensitivity=False)
+        self.render_conclusion()
+        self.headline.remove_class("wb-stale")
+        t1 = time.perf_counter()
+        self.status.value = (f"<div class='wb-busy'>Recommendation updated in {t1 - t0:.2f} s; "
+                             "drawing the evidence (sensitivity and charts)...</div>")
+        self.rec.add_sensitivity(self.catalog, samples=0)  # the tornado: the charts need it
+        self._render_charts()
+        self.rec.add_sensitivity(self.catalog, samples=MC_SAMPLES, tornado=False)  # while the browser draws
+        self.robustness.value = self._robustness_html()
+        self.assumptions.value = self._assumptions_html()
+        self.evidence.remove_class("wb-stale")
+        self.status.value = (f"<div class='wb-small'>Updated in {time.perf_counter() - t0:.2f} s "
+                             f"(recommendation {t1 - t0:.2f} s): {len(self.rec.options):,} options swept.</div>")
 
     # --- rendering ----------------------------------------------------------------------------------
     def render(self):
+        """Show :attr:`rec` in full (the conclusion, then the evidence)."""
+        self.render_conclusion()
+        self.render_evidence()
+
+    def render_conclusion(self):
+        """The headline, why, the article's advice, runners-up, rejections and the YAML download."""
         rec = self.rec
         cls = "wb-headline" if rec.feasible else "wb-headline wb-infeasible"
         self.headline.value = f"<div class='{cls}' id='wb-recommendation'>{html.escape(rec.headline)}</div>"
@@ -262,23 +346,38 @@ class WorkbookApp:
         self.alternatives.value = ((f"<h4>Runners-up</h4><ul>{runners}</ul>" if runners else "")
                                    + "<h4>Why not the other accelerators</h4>" + _fmt_table(rejected))
         self.downloads.value = self._downloads()
+
+    def render_evidence(self):
+        """The charts, the robustness table (needs :meth:`Recommendation.add_sensitivity`) and the sources."""
         self.robustness.value = self._robustness_html()
         self._render_charts()
         self.assumptions.value = self._assumptions_html()
 
     def _render_charts(self):
         """All charts in one ``JupyterChart``: every instance ships the ~0.9 MB offline Vega bundle, so
-        one instance (updated by assigning ``.chart``) keeps the first render and updates light."""
+        one instance keeps updates light. The instance is created only once the page is on screen
+        (:meth:`show_charts`), so the bundle does not delay the first view.
+
+        The spec is built without Altair's schema validation (a tenth of a second per update); the same
+        charts are validated for every preset by tests/test_ui.py, and by the memo's SVG export."""
         import altair as alt
+        from altair.utils.schemapi import debug_mode
 
         names = list(charts.CHARTS) if self.rec.feasible else ["frontier", "power"]
-        chart = alt.vconcat(*[charts.CHARTS[n](self.rec) for n in names]).resolve_scale(color="independent")
-        if self.chart_widget is None:
-            self.chart_widget = alt.JupyterChart(chart)
-            self.chart_box.children = [self.chart_widget]
-        else:
-            self.chart_widget.chart = chart
+        with debug_mode(False):
+            self.chart = alt.vconcat(*[charts.CHARTS[n](self.rec) for n in names]).resolve_scale(color="independent")
+            self.chart_spec = self.chart.to_dict(validate=False)
         self.chart_names = names
+        if self.chart_widget is not None:
+            self.chart_widget.spec = self.chart_spec
+
+    def show_charts(self, *_msg):
+        """Create the chart widget (idempotent); called when the page reports it has rendered."""
+        if self.chart_widget is None and self.chart is not None:
+            import altair as alt
+
+            self.chart_widget = alt.JupyterChart(self.chart)  # validates once
+            self.chart_box.children = [self.chart_widget]
 
     OPTION_COLUMNS = ["accelerator", "name", "n_gpus", "acquisition", "feasible", "failed", "wall_days",
                       "lead_time_days", "time_to_result_days", "cost_per_run_usd", "cost_per_year_usd",
@@ -331,17 +430,41 @@ class WorkbookApp:
                 + price + _fmt_table(table))
 
 
+def _query_preset() -> str | None:
+    """The ``preset`` of the page's URL (Voila passes the query in QUERY_STRING), or None."""
+    return (parse_qs(os.environ.get("QUERY_STRING", "")).get("preset") or [None])[0]
+
+
 def preset_from_query(default: str = DEFAULT_PRESET) -> str:
-    """``?preset=name`` deep links (Voila passes the URL's query in QUERY_STRING)."""
-    q = parse_qs(os.environ.get("QUERY_STRING", ""))
-    name = (q.get("preset") or [default])[0]
+    """``?preset=name`` deep links: the named preset if it exists, else ``default``."""
+    name = _query_preset()
     return name if name in presets else default
 
 
-def build_app(preset: str | None = None) -> w.Widget:
-    """The app's root widget; on any failure a readable message instead of a traceback."""
+class FailedApp:
+    """What :func:`open_app` returns when the app cannot start: a readable message, no traceback."""
+
+    def __init__(self, error: Exception):
+        self.view = w.HTML(f"<div class='wb-error'>The workbook could not start: {html.escape(str(error))}</div>")
+
+    def show(self):
+        from IPython.display import display
+
+        display(self.view)
+
+    def follow_deep_link(self):
+        """Nothing to follow."""
+
+
+def open_app(preset: str | None = None) -> WorkbookApp | FailedApp:
+    """The app (``.view`` is the widget to display); on any failure a :class:`FailedApp`."""
     try:
-        return WorkbookApp(preset or preset_from_query()).view
+        return WorkbookApp(preset or preset_from_query())
     except Exception as e:  # never a traceback on the executive's page
         log.error("app failed to start: %s\n%s", e, traceback.format_exc())
-        return w.HTML(f"<div class='wb-error'>The workbook could not start: {html.escape(str(e))}</div>")
+        return FailedApp(e)
+
+
+def build_app(preset: str | None = None) -> w.Widget:
+    """The app's root widget (see :func:`open_app`)."""
+    return open_app(preset).view
