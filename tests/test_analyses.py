@@ -411,7 +411,7 @@ def test_accuracy_table_one_row_per_usable_full_run(cat):
 
 def test_accuracy_summary_matches_validate_report(cat):
     s = A.accuracy_summary(A.accuracy_table(cat)).set_index(["model", "runs"])
-    figures = validate.report(cat, out=io.StringIO())
+    figures = validate.report(cat, out=io.StringIO(), cv=False)
     assert s.loc[("engine", "all"), "mdape"] == pytest.approx(figures["mdape"])
     assert s.loc[("engine", "holdout"), "within_25pct"] == pytest.approx(figures["holdout_within_25pct"])
     assert s.loc[("constant-MFU baseline", "all"), "mdape"] == pytest.approx(figures["baseline_mdape"])
@@ -498,3 +498,49 @@ def test_guides_store_deterministic_text_outputs(name):
     assert text.strip(), f"{name}: run tools/refresh_outputs.py to store reference outputs"
     assert not re.search(r"\d{4}-\d{2}-\d{2}|/work/|0x[0-9a-f]{6,}", text)
     assert "widgets" not in nb.metadata
+
+
+# --- out of sample (validate.Fitter) ------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def fitter(cat):
+    return validate.Fitter(validate.full_runs(cat), cat)
+
+
+def test_fit_on_the_calibration_rows_gives_the_shipped_constants(cat, fitter):
+    """data/assumptions.csv holds what `validate --fit --write` found; refitting must find it again."""
+    values, pred = fitter.fit((fitter.rows["split"] == "calibration").to_numpy())
+    for name in validate.FIT_PARAMS:
+        assert values[name] == pytest.approx(cat.param("assumptions", name)), name
+    np.testing.assert_allclose(pred, validate.predict_hours(fitter.rows, cat), rtol=1e-9)
+
+
+def test_leave_one_out_predicts_each_run_with_constants_fitted_without_it(cat, fitter):
+    loo = fitter.leave_one_out()
+    for i in (fitter.rows.index[fitter.rows["run_id"] == rid][0] for rid in ("tinyllama-1.1b", "llama4-scout")):
+        keep = np.arange(len(fitter.rows)) != i
+        values, _ = fitter.fit(keep)
+        values.pop("loss")
+        direct = validate.predict_hours(fitter.rows.iloc[[i]], cat, values)[0]
+        assert loo[i] == pytest.approx(direct, rel=1e-9)
+    # Held out, a run is predicted no better than when it helped fit the constants (on the median).
+    all_fit = fitter.fit(np.ones(len(fitter.rows), bool))[1]
+    pub = fitter.published
+    assert validate.metrics(pub, loo)["mdape"] >= validate.metrics(pub, all_fit)["mdape"]
+
+
+def test_random_splits_hold_out_the_asked_number_and_are_reproducible(fitter):
+    a = fitter.random_splits(n_holdout=9, repeats=20, seed=3)
+    b = fitter.random_splits(n_holdout=9, repeats=20, seed=3)
+    pd.testing.assert_frame_equal(a, b)
+    assert len(a) == 20 and (a["holdout_mdape"] > 0).all() and (a["calibration_mdape"] > 0).all()
+
+
+def test_accuracy_summary_has_leave_one_out_rows_when_asked(cat):
+    t = A.accuracy_table(cat, out_of_sample=True)
+    s = A.accuracy_summary(t).set_index(["model", "runs"])
+    loo = s.loc[("engine", "leave-one-out")]
+    assert loo["n"] == len(t)
+    assert loo["mdape"] == pytest.approx(np.median(np.abs(t["loo_error"])))
+    assert ("constant-MFU baseline", "leave-one-out") in s.index
+    assert "leave-one-out" not in set(A.accuracy_summary(A.accuracy_table(cat))["runs"])

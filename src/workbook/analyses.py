@@ -1163,7 +1163,7 @@ def inference_verdict(table: pd.DataFrame) -> pd.DataFrame:
 # ----------------------------------------------------------------------------------------------
 # 07 how accurate the estimates are
 
-def accuracy_table(catalog: Catalog | None = None) -> pd.DataFrame:
+def accuracy_table(catalog: Catalog | None = None, out_of_sample: bool = False) -> pd.DataFrame:
     """Published vs predicted GPU-hours for every usable full run in data/published_runs.csv.
 
     Predictions are :func:`workbook.validate.predict_hours` (the full engine); the baseline is
@@ -1175,7 +1175,9 @@ def accuracy_table(catalog: Catalog | None = None) -> pd.DataFrame:
     DataFrame, one row per run: ``run_id``, ``model``, ``split`` (calibration | holdout),
     ``accelerator``, ``n_gpus``, ``gpu_count_assumed``, ``published_gpu_hours``,
     ``predicted_gpu_hours``, ``error`` (predicted / published - 1), ``baseline_gpu_hours``,
-    ``baseline_error``.
+    ``baseline_error``; with ``out_of_sample`` (about 10 s) also ``loo_gpu_hours`` / ``loo_error`` and
+    ``baseline_loo_gpu_hours``: each run predicted with the constants refitted on all the other runs
+    (:class:`workbook.validate.Fitter`, :func:`workbook.validate.baseline_leave_one_out`).
     """
     from . import validate  # imported here: `python -m workbook.validate` must not find it preloaded
 
@@ -1185,18 +1187,24 @@ def accuracy_table(catalog: Catalog | None = None) -> pd.DataFrame:
     base_mfu = validate.fit_baseline_mfu(rows[rows["split"] == "calibration"], cat)
     base = validate.baseline_hours(rows, base_mfu, cat)
     pub = rows["gpu_hours"].to_numpy(float)
-    return pd.DataFrame({
+    table = pd.DataFrame({
         "run_id": rows["run_id"], "model": rows["model"], "split": rows["split"], "accelerator": rows["accelerator_id"],
         "n_gpus": rows["n_gpus"].astype(int), "gpu_count_assumed": rows["gpu_count_assumed"].astype(bool),
         "published_gpu_hours": pub, "predicted_gpu_hours": pred, "error": pred / pub - 1.0,
         "baseline_gpu_hours": base, "baseline_error": base / pub - 1.0,
     })
+    if out_of_sample:
+        table["loo_gpu_hours"] = validate.Fitter(rows, cat).leave_one_out()
+        table["loo_error"] = table["loo_gpu_hours"] / pub - 1.0
+        table["baseline_loo_gpu_hours"] = validate.baseline_leave_one_out(rows, cat)
+    return table
 
 
 def accuracy_summary(table: pd.DataFrame) -> pd.DataFrame:
     """Error metrics of :func:`accuracy_table` (:func:`workbook.validate.metrics`) for the engine and baseline.
 
-    Rows: engine on all / calibration / holdout runs, baseline on all / holdout. Columns: ``n``,
+    Rows: engine on all / calibration / holdout runs, baseline on all / calibration / holdout; when the
+    table has the leave-one-out columns, also ``leave-one-out`` rows (every run held out once). Columns: ``n``,
     ``mdape`` (median absolute percentage error), ``within_25pct`` (share of runs within +-25 %),
     ``max_ratio_off`` (worst predicted/published ratio, either direction).
     """
@@ -1210,6 +1218,10 @@ def accuracy_summary(table: pd.DataFrame) -> pd.DataFrame:
             if d.empty:
                 continue
             rows.append({"model": model, "runs": split, **validate.metrics(d["published_gpu_hours"], d[col])})
+        loo = {"engine": "loo_gpu_hours", "constant-MFU baseline": "baseline_loo_gpu_hours"}[model]
+        if loo in table:
+            rows.append({"model": model, "runs": "leave-one-out",
+                         **validate.metrics(table["published_gpu_hours"], table[loo])})
     return pd.DataFrame(rows)[["model", "runs", "n", "mdape", "within_25pct", "max_ratio_off"]]
 
 

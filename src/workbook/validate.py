@@ -9,6 +9,10 @@ published per-GPU throughput ratios between accelerators. Ends with ``name: valu
 tp_overlap_fraction, moe_efficiency) on the calibration rows by grid search on the mean absolute log
 error, and prints them;
 ``--write`` also stores them in data/assumptions.csv.
+
+Then the out-of-sample error, which the calibration/holdout split alone measures on only 9 rows:
+every row predicted by constants refitted without it (leave-one-out), and 200 random
+calibration/holdout splits of the same sizes, refitted each time (``--no-cv`` skips this, ~10 s).
 """
 
 from __future__ import annotations
@@ -71,6 +75,17 @@ def fit_baseline_mfu(rows: pd.DataFrame, catalog=None) -> float:
     return float(np.exp(np.median(np.log(implied))))
 
 
+def baseline_leave_one_out(rows: pd.DataFrame, catalog=None) -> np.ndarray:
+    """Each row's baseline GPU-hours with the constant MFU refitted on all the other rows."""
+    keep = np.ones(len(rows), bool)
+    out = np.empty(len(rows))
+    for i in range(len(rows)):
+        keep[i] = False
+        out[i] = baseline_hours(rows.iloc[[i]], fit_baseline_mfu(rows[keep], catalog), catalog)[0]
+        keep[i] = True
+    return out
+
+
 def metrics(published, predicted) -> dict:
     err = (np.asarray(predicted) - np.asarray(published)) / np.asarray(published)
     ratio = np.asarray(predicted) / np.asarray(published)
@@ -82,6 +97,74 @@ def metrics(published, predicted) -> dict:
     }
 
 
+#: The grid searched for the dense constants (stage 1) and for moe_efficiency (stage 2).
+GRID = [{"gemm_efficiency": float(e), "memory_traffic_bytes_per_token_layer_dmodel": k, "tp_overlap_fraction": ov}
+        for e in np.linspace(0.40, 1.00, 13)
+        for k in (0, 200, 400, 600, 800, 1000, 1200, 1600, 2000)
+        for ov in (0.0, 0.25, 0.5)]
+MOE_GRID = [float(m) for m in np.linspace(0.3, 1.0, 15)]
+
+
+class Fitter:
+    """Fits the free constants on any subset of the used rows, from predictions computed once.
+
+    Every stage-1 grid point is evaluated on every row once (``GRID`` x rows); stage 2 (MoE rows
+    only) is evaluated per stage-1 winner and cached. A fit on a subset is then a lookup, which makes
+    cross-validation (leave-one-out, repeated random splits) cheap.
+    """
+
+    def __init__(self, rows: pd.DataFrame, catalog=None):
+        self.cat = catalog or load_catalog()
+        self.rows = rows.reset_index(drop=True)
+        self.published = self.rows["gpu_hours"].to_numpy(float)
+        self.moe = self.rows["params_active"].notna().to_numpy()
+        self.log_err = np.array([np.log(predict_hours(self.rows, self.cat, g) / self.published) for g in GRID])
+        self._moe_cache: dict[int, np.ndarray] = {}
+
+    def _moe_log_err(self, g: int) -> np.ndarray:
+        """(len(MOE_GRID), rows) log errors with stage-1 values GRID[g] (dense rows: unaffected)."""
+        if g not in self._moe_cache:
+            sub = self.rows[self.moe]
+            out = np.tile(self.log_err[g], (len(MOE_GRID), 1))
+            for j, m in enumerate(MOE_GRID):
+                out[j, self.moe] = np.log(predict_hours(sub, self.cat, {**GRID[g], "moe_efficiency": m})
+                                          / self.published[self.moe])
+            self._moe_cache[g] = out
+        return self._moe_cache[g]
+
+    def fit(self, mask: np.ndarray) -> tuple[dict, np.ndarray]:
+        """Constants minimising the mean absolute log error on the rows in ``mask`` (stage 1 on its dense
+        rows, stage 2 on its MoE rows); returns them and the predicted GPU-hours of every row."""
+        mask = np.asarray(mask, bool)
+        dense = mask & ~self.moe
+        g = int(np.argmin(np.abs(self.log_err[:, dense]).mean(axis=1)))  # first minimum, as a loop would
+        values, log_err = dict(GRID[g]), self.log_err[g]
+        moe = mask & self.moe
+        if moe.any():
+            table = self._moe_log_err(g)
+            j = int(np.argmin(np.abs(table[:, moe]).mean(axis=1)))
+            values["moe_efficiency"], log_err = MOE_GRID[j], table[j]
+        values["loss"] = float(np.abs(self.log_err[g, dense]).mean())
+        return values, self.published * np.exp(log_err)
+
+    def leave_one_out(self) -> np.ndarray:
+        """Each row's GPU-hours predicted by constants fitted on all the other rows."""
+        n = len(self.rows)
+        return np.array([self.fit(np.arange(n) != i)[1][i] for i in range(n)])
+
+    def random_splits(self, n_holdout: int, repeats: int = 200, seed: int = 0) -> pd.DataFrame:
+        """Refit on random calibration sets; MdAPE of the calibration and the held-out rows per split."""
+        rng = np.random.default_rng(seed)
+        n, out = len(self.rows), []
+        for _ in range(repeats):
+            hold = np.zeros(n, bool)
+            hold[rng.choice(n, n_holdout, replace=False)] = True
+            _, pred = self.fit(~hold)
+            out.append({"calibration_mdape": metrics(self.published[~hold], pred[~hold])["mdape"],
+                        "holdout_mdape": metrics(self.published[hold], pred[hold])["mdape"]})
+        return pd.DataFrame(out)
+
+
 def fit(catalog=None) -> dict:
     """Grid-search the free constants on the calibration rows (mean absolute log error).
 
@@ -90,26 +173,9 @@ def fit(catalog=None) -> dict:
     """
     cat = catalog or load_catalog()
     rows = full_runs(cat)
-    cal = rows[rows["split"] == "calibration"]
-    moe_rows = cal["params_active"].notna().to_numpy()
-    dense, moe = cal[~moe_rows], cal[moe_rows]
-
-    def loss(df, values):
-        pred = predict_hours(df, cat, values)
-        return float(np.mean(np.abs(np.log(pred / df["gpu_hours"].to_numpy(float)))))
-
-    best = None
-    for e in np.linspace(0.40, 1.00, 13):
-        for k in (0, 200, 400, 600, 800, 1000, 1200, 1600, 2000):
-            for ov in (0.0, 0.25, 0.5):
-                values = {"gemm_efficiency": e, "memory_traffic_bytes_per_token_layer_dmodel": k, "tp_overlap_fraction": ov}
-                current = loss(dense, values)
-                if best is None or current < best[0]:
-                    best = (current, values)
-    values = dict(best[1])
-    if len(moe):
-        values["moe_efficiency"] = min(np.linspace(0.3, 1.0, 15), key=lambda m: loss(moe, {**values, "moe_efficiency": m}))
-    return {"loss": best[0], **{k: round(float(v), 4) for k, v in values.items()}}
+    values, _ = Fitter(rows, cat).fit((rows["split"] == "calibration").to_numpy())
+    loss = values.pop("loss")
+    return {"loss": loss, **{k: round(float(v), 4) for k, v in values.items()}}
 
 
 def write_assumptions(values: dict) -> None:
@@ -159,7 +225,11 @@ def throughput_ratios(catalog=None) -> pd.DataFrame:
     return df
 
 
-def report(catalog=None, out=sys.stdout) -> dict:
+SPLIT_REPEATS = 200
+
+
+def report(catalog=None, out=sys.stdout, cv: bool = True) -> dict:
+    """Print the validation and return its headline figures; ``cv`` adds the cross-validation (~10 s)."""
     cat = catalog or load_catalog()
     rows = full_runs(cat)
     pred = predict_hours(rows, cat)
@@ -173,12 +243,18 @@ def report(catalog=None, out=sys.stdout) -> dict:
         "published_gpu_h": pub, "predicted_gpu_h": pred, "error": pred / pub - 1.0,
         "baseline_gpu_h": base, "baseline_error": base / pub - 1.0,
     })
+    if cv:
+        fitter = Fitter(rows, cat)
+        loo = fitter.leave_one_out()
+        table["loo_error"] = loo / pub - 1.0
     pd.set_option("display.width", 200)
     print("Published vs predicted GPU-hours (full runs; * = GPU count not published, "
           f"{ASSUMED_GPU_COUNT} assumed)", file=out)
     print(table.to_string(index=False, formatters={
         "published_gpu_h": "{:,.0f}".format, "predicted_gpu_h": "{:,.0f}".format, "baseline_gpu_h": "{:,.0f}".format,
-        "error": "{:+.1%}".format, "baseline_error": "{:+.1%}".format}), file=out)
+        "error": "{:+.1%}".format, "baseline_error": "{:+.1%}".format, "loo_error": "{:+.1%}".format}), file=out)
+    if cv:
+        print("loo_error: the row predicted by constants refitted on all the other used rows (leave-one-out)", file=out)
     excluded = cat.tables["published_runs"]
     excluded = excluded[(excluded["row_type"] == "full_run") & (excluded["split"] == "excluded")]
     print("\nExcluded full runs and why:", file=out)
@@ -203,6 +279,25 @@ def report(catalog=None, out=sys.stdout) -> dict:
         "baseline_max_ratio_off": b_all["max_ratio_off"],
         "ratio_mdape": float(np.median(np.abs(ratios["error"]))),
     }
+    if cv:
+        m_loo = metrics(pub, loo)
+        b_loo = metrics(pub, baseline_leave_one_out(rows, cat))
+        splits = fitter.random_splits(n_holdout=m_hold["n"], repeats=SPLIT_REPEATS)
+        print(f"\nOut of sample. Leave-one-out over all {m_loo['n']} used rows: MdAPE {m_loo['mdape']:.1%}, "
+              f"{m_loo['within_25pct']:.0%} within +-25 %, worst {m_loo['max_ratio_off']:.2f}x (baseline: MdAPE "
+              f"{b_loo['mdape']:.1%}, {b_loo['within_25pct']:.0%} within +-25 %). "
+              f"{SPLIT_REPEATS} random {m_cal['n']}/{m_hold['n']} splits, refitted each time: median calibration "
+              f"MdAPE {splits['calibration_mdape'].median():.1%}, median holdout MdAPE "
+              f"{splits['holdout_mdape'].median():.1%}; the holdout does worse in "
+              f"{(splits['holdout_mdape'] > splits['calibration_mdape']).mean():.0%} of them.", file=out)
+        figures.update({
+            "loo_mdape": m_loo["mdape"], "loo_within_25pct": m_loo["within_25pct"],
+            "loo_max_ratio_off": m_loo["max_ratio_off"], "baseline_loo_mdape": b_loo["mdape"],
+            "baseline_loo_within_25pct": b_loo["within_25pct"],
+            "splits_calibration_mdape_median": float(splits["calibration_mdape"].median()),
+            "splits_holdout_mdape_median": float(splits["holdout_mdape"].median()),
+            "splits_holdout_worse_share": float((splits["holdout_mdape"] > splits["calibration_mdape"]).mean()),
+        })
     print("", file=out)
     for k, v in figures.items():
         print(f"{k}: {v:.3f}" if isinstance(v, float) else f"{k}: {v}", file=out)
@@ -213,6 +308,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m workbook.validate", description=__doc__.splitlines()[0])
     ap.add_argument("--fit", action="store_true", help="refit the free constants on the calibration rows")
     ap.add_argument("--write", action="store_true", help="with --fit: store them in data/assumptions.csv")
+    ap.add_argument("--no-cv", action="store_true", help="skip the cross-validation (leave-one-out, random splits)")
     args = ap.parse_args(argv)
     if args.fit:
         best = fit()
@@ -223,7 +319,7 @@ def main(argv=None) -> int:
 
             _c._shipped.cache_clear()
             print(f"written to {Path(DATA_DIR) / 'assumptions.csv'}")
-    report()
+    report(cv=not args.no_cv)
     return 0
 
 
