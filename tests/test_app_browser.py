@@ -76,6 +76,9 @@ def test_recommendation_and_charts_render_offline(app_page):
     preview = page.eval_on_selector("#wb-preview", "e => e.textContent")
     assert _expected("funded-startup-30b-domain") in preview
     assert not page.is_visible("#wb-preview")
+    cut = page.eval_on_selector_all(".widget-label", "els => els.filter(e => e.offsetParent && "
+                                    "e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)")
+    assert cut == [], f"input labels cut off: {cut}"
     screenshot(page, "app-1-default")
 
 

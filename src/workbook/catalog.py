@@ -298,7 +298,8 @@ class Catalog:
     def default_prices(self, field: str = "price") -> pd.DataFrame:
         """Wide table: one row per accelerator, one column per price kind (NaN where unknown).
 
-        ``field="basis"`` gives "source_kind: provider (date)" for each default price instead.
+        ``field="basis"`` gives "source_kind: provider (date)" for each default price instead (just
+        "provider (date)" when the provider text already starts with the kind, as "estimate (...)" does).
         """
         cache = self.__dict__.setdefault("_price_cache", {})
         if field not in cache:
@@ -309,7 +310,8 @@ class Catalog:
         p = self.tables["prices"]
         p = p[p["is_default"]].copy()
         p["price"] = p["price_usd_per_gpu"].fillna(p["price_usd_per_gpu_hour"])
-        p["basis"] = p["source_kind"] + ": " + p["provider"] + " (" + p["price_date"] + ")"
+        said = [prov.startswith(kind) for prov, kind in zip(p["provider"], p["source_kind"])]
+        p["basis"] = p["provider"].where(said, p["source_kind"] + ": " + p["provider"]) + " (" + p["price_date"] + ")"
         wide = p.pivot(index="accelerator_id", columns="kind", values=field)
         return wide.reindex(self.accelerator_ids)
 

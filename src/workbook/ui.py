@@ -21,6 +21,8 @@ from urllib.parse import parse_qs
 import anywidget
 import ipywidgets as w
 import pandas as pd
+from ipywidgets.widgets.widget_description import DescriptionStyle
+from ipywidgets.widgets.widget_string import HTMLStyle
 
 from . import charts
 from .app import PREVIEW_KEY
@@ -31,6 +33,7 @@ from .scenario import ACQUISITIONS, OBJECTIVES, WORKLOADS, Scenario, ScenarioErr
 
 log = logging.getLogger("workbook.ui")
 DEFAULT_PRESET = "funded-startup-30b-domain"
+LABEL_WIDTH, INPUT_WIDTH, COLUMN_WIDTH = "235px", "445px", "470px"  # the longest label fits untruncated
 MC_SAMPLES = 300  # fewer than the report's 1,000 keeps an update under a second
 
 # (field, label, widget kind, scale): numbers shown in convenient units, stored in the scenario's.
@@ -121,7 +124,7 @@ class WorkbookApp:
         if kind == "choice":
             wd = w.Dropdown(options=list(extra), description=label, style=style, layout=lay)
         elif kind == "toggle":
-            wd = w.ToggleButtons(options=list(extra), description=label, style={"description_width": "195px"})
+            wd = w.ToggleButtons(options=list(extra), description=label, style={"description_width": LABEL_WIDTH})
         elif kind == "multi":
             wd = w.SelectMultiple(options=list(extra), description=label, rows=5, style=style, layout=lay)
         elif kind == "bool":
@@ -134,8 +137,8 @@ class WorkbookApp:
         return wd
 
     def _build(self):
-        self._plain, self._html_style = w.Layout(), w.widgets.widget_string.HTMLStyle()
-        self._input_layout, self._input_style = w.Layout(width="360px"), w.widgets.widget_description.DescriptionStyle(description_width="195px")
+        self._plain, self._html_style = w.Layout(), HTMLStyle()
+        self._input_layout, self._input_style = w.Layout(width=INPUT_WIDTH), DescriptionStyle(description_width=LABEL_WIDTH)
         steps = []
         for step, fields in FIELDS.items():
             rows = []
@@ -173,7 +176,7 @@ class WorkbookApp:
         self.chart_box = w.VBox([self._html("<div class='wb-busy'>Drawing the charts...</div>"), self.page_ready])
         left = w.VBox([self._html("<b>Scenarios from the article</b>"), w.HBox(self.preset_buttons[:5], layout=w.Layout(flex_flow="row wrap")),
                        w.HBox(self.preset_buttons[5:], layout=w.Layout(flex_flow="row wrap")), *steps],
-                      layout=w.Layout(width="385px", min_width="385px"))
+                      layout=w.Layout(width=COLUMN_WIDTH, min_width=COLUMN_WIDTH))
         evidence = w.Accordion(children=[self.assumptions], titles=("Every assumption, its source, and the data snapshot",))
         self.evidence = w.VBox([self._html("<h3>Evidence</h3>"), self.chart_box, self.robustness, evidence])
         right = w.VBox([self.status, self.headline, self.reasons, self.article, self.alternatives,
