@@ -5,6 +5,10 @@ opens the page in chromium with every outside request blocked, and prints the ti
 until TEXT is visible. Stops the browser and the server (and its kernels) at the end.
 
 Run: .venv/bin/python tools/bench_app.py [TEXT] [--runs N] [--settle S] [--screenshot NAME]
+     .venv/bin/python tools/bench_app.py --floor [--runs N] [--settle S]
+
+``--floor`` serves a notebook holding one button instead of the app, with the same settings and
+template: the time Voila itself needs on this machine, which no app on it can beat.
 
     voila_server_start_s: 6.1      launch -> the server answers HTTP
     voila_first_render_s: 1.0      navigation -> TEXT visible (first page view): the app's static preview of
@@ -29,6 +33,7 @@ import re
 import statistics
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -89,6 +94,61 @@ def measure_updates(page, timeout_s: float) -> dict[str, tuple[float, float, flo
     }
 
 
+FLOOR_TEXT = "one button"
+
+
+@contextmanager
+def served(notebook: Path | None, settle: float):
+    """Serve ``notebook`` (None: the app), wait ``settle`` s for the preheated kernels, and yield
+    (server, browser); stop the browser, the server and its kernels at the end."""
+    from playwright.sync_api import sync_playwright
+
+    with start_voila(notebook) as server:
+        if settle:
+            time.sleep(settle)
+        with sync_playwright() as pw:
+            browser = launch_chromium(pw)
+            try:
+                yield server, browser
+            finally:
+                browser.close()
+
+
+def new_page(browser, blocked: list[str]):
+    """A page in a fresh context (cold HTTP cache) whose outside requests are blocked into ``blocked``."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    block_outside(context, blocked)
+    return context, context.new_page()
+
+
+def floor(args) -> int:
+    """Serve a one-button notebook from a temporary folder; print navigation -> button visible."""
+    import tempfile
+
+    import nbformat
+
+    with tempfile.TemporaryDirectory() as tmp:
+        nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                               "language": "python"}})
+        nb.cells = [nbformat.v4.new_code_cell(f"import ipywidgets\nipywidgets.Button(description={FLOOR_TEXT!r})")]
+        path = Path(tmp) / "floor.ipynb"
+        nbformat.write(nb, path)
+        times: list[float] = []
+        blocked: list[str] = []
+        with served(path, args.settle) as (server, browser):
+            for i in range(args.runs):
+                context, page = new_page(browser, blocked)
+                t0 = time.perf_counter()
+                page.goto(server.url, wait_until="commit", timeout=args.timeout * 1000)
+                page.get_by_role("button", name=FLOOR_TEXT).wait_for(timeout=args.timeout * 1000)
+                times.append(time.perf_counter() - t0)
+                print(f"voila_floor_s_{i + 1}: {times[-1]:.2f}", flush=True)
+                context.close()
+                time.sleep(args.settle)  # let the pool refill, as a visitor a little later would
+    print(f"voila_floor_median_s: {statistics.median(times):.2f}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument(
@@ -118,7 +178,11 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="save artifacts/screenshots/NAME.png after the first view",
     )
+    p.add_argument("--floor", action="store_true",
+                   help="time a one-button notebook instead (Voila's own floor on this machine)")
     args = p.parse_args(argv)
+    if args.floor:
+        return floor(args)
     if not CHROMIUM.exists():
         print(
             f"error: needs Debian's chromium at {CHROMIUM} (apt-get install chromium)",
@@ -126,70 +190,59 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
 
-    from playwright.sync_api import sync_playwright
-
     blocked: list[str] = []
     errors: list[str] = []
     times: list[float] = []
     live: list[float] = []
-    with start_voila(args.notebook) as server:
+    with served(args.notebook, args.settle) as (server, browser):
         print(f"voila_server_start_s: {server.started_s:.2f}", flush=True)
-        if args.settle:
-            time.sleep(args.settle)
-        with sync_playwright() as pw:
-            browser = launch_chromium(pw)
-            try:
-                for i in range(args.runs):
-                    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-                    block_outside(context, blocked)
-                    page = context.new_page()
-                    page.on("pageerror", lambda e: errors.append(f"exception: {e}"))
-                    page.on("console", lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None)
-                    page.on("response", lambda r: errors.append(f"HTTP {r.status}: {r.request.method} {r.url}")
-                            if r.status >= 400 else None)
-                    t0 = time.perf_counter()
-                    page.goto(server.url, wait_until="commit", timeout=args.timeout * 1000)
-                    wait_for_text(page, args.text if isinstance(args.text, re.Pattern) else args.text,
-                                  timeout=args.timeout)
-                    dt = time.perf_counter() - t0
-                    times.append(dt)
-                    print(
-                        f"voila_first_render_s: {dt:.2f}"
-                        if i == 0
-                        else f"voila_render_s_{i + 1}: {dt:.2f}",
-                        flush=True,
-                    )
-                    if args.notebook is None:
-                        page.wait_for_selector(HEADLINE, state="visible", timeout=args.timeout * 1000)
-                        dt_live = time.perf_counter() - t0
-                        live.append(dt_live)
-                        print(f"voila_interactive_s{'' if i == 0 else f'_{i + 1}'}: {dt_live:.2f}", flush=True)
-                    if i == 0:
-                        page.wait_for_function("() => { const e = document.querySelector('svg.marks'); "
-                                               "return e && e.innerHTML.includes('Sensitivity'); }",
-                                               timeout=args.timeout * 1000)
-                        print(f"voila_charts_s: {time.perf_counter() - t0:.2f}", flush=True)
-                        updates = measure_updates(page, args.timeout)
-                        for name, (dt_u, dt_c, dt_all) in updates.items():
-                            print(f"voila_update_s_{name}: {dt_u:.2f}", flush=True)
-                            print(f"voila_update_charts_s_{name}: {dt_c:.2f}", flush=True)
-                            print(f"voila_update_done_s_{name}: {dt_all:.2f}", flush=True)
-                        for i, what in enumerate(("", "_charts", "_done")):
-                            med = statistics.median(u[i] for u in updates.values())
-                            print(f"voila_update{what}_median_s: {med:.2f}")
-                        # A returning visitor: same browser profile (warm HTTP cache), fresh kernel.
-                        time.sleep(args.settle)
-                        t1 = time.perf_counter()
-                        page.reload(wait_until="commit", timeout=args.timeout * 1000)
-                        wait_for_text(page, args.text, timeout=args.timeout)
-                        print(f"voila_reload_warm_cache_s: {time.perf_counter() - t1:.2f}", flush=True)
-                        page.wait_for_selector(HEADLINE, state="visible", timeout=args.timeout * 1000)
-                        print(f"voila_reload_interactive_s: {time.perf_counter() - t1:.2f}", flush=True)
-                    if i == 0 and args.screenshot:
-                        print(f"screenshot: {screenshot(page, args.screenshot)}")
-                    context.close()
-            finally:
-                browser.close()
+        for i in range(args.runs):
+            context, page = new_page(browser, blocked)
+            page.on("pageerror", lambda e: errors.append(f"exception: {e}"))
+            page.on("console", lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None)
+            page.on("response", lambda r: errors.append(f"HTTP {r.status}: {r.request.method} {r.url}")
+                    if r.status >= 400 else None)
+            t0 = time.perf_counter()
+            page.goto(server.url, wait_until="commit", timeout=args.timeout * 1000)
+            wait_for_text(page, args.text if isinstance(args.text, re.Pattern) else args.text,
+                          timeout=args.timeout)
+            dt = time.perf_counter() - t0
+            times.append(dt)
+            print(
+                f"voila_first_render_s: {dt:.2f}"
+                if i == 0
+                else f"voila_render_s_{i + 1}: {dt:.2f}",
+                flush=True,
+            )
+            if args.notebook is None:
+                page.wait_for_selector(HEADLINE, state="visible", timeout=args.timeout * 1000)
+                dt_live = time.perf_counter() - t0
+                live.append(dt_live)
+                print(f"voila_interactive_s{'' if i == 0 else f'_{i + 1}'}: {dt_live:.2f}", flush=True)
+            if i == 0:
+                page.wait_for_function("() => { const e = document.querySelector('svg.marks'); "
+                                       "return e && e.innerHTML.includes('Sensitivity'); }",
+                                       timeout=args.timeout * 1000)
+                print(f"voila_charts_s: {time.perf_counter() - t0:.2f}", flush=True)
+                updates = measure_updates(page, args.timeout)
+                for name, (dt_u, dt_c, dt_all) in updates.items():
+                    print(f"voila_update_s_{name}: {dt_u:.2f}", flush=True)
+                    print(f"voila_update_charts_s_{name}: {dt_c:.2f}", flush=True)
+                    print(f"voila_update_done_s_{name}: {dt_all:.2f}", flush=True)
+                for k, what in enumerate(("", "_charts", "_done")):
+                    med = statistics.median(u[k] for u in updates.values())
+                    print(f"voila_update{what}_median_s: {med:.2f}")
+                # A returning visitor: same browser profile (warm HTTP cache), fresh kernel.
+                time.sleep(args.settle)
+                t1 = time.perf_counter()
+                page.reload(wait_until="commit", timeout=args.timeout * 1000)
+                wait_for_text(page, args.text, timeout=args.timeout)
+                print(f"voila_reload_warm_cache_s: {time.perf_counter() - t1:.2f}", flush=True)
+                page.wait_for_selector(HEADLINE, state="visible", timeout=args.timeout * 1000)
+                print(f"voila_reload_interactive_s: {time.perf_counter() - t1:.2f}", flush=True)
+            if i == 0 and args.screenshot:
+                print(f"screenshot: {screenshot(page, args.screenshot)}")
+            context.close()
     if len(times) > 1:
         print(f"voila_render_median_s: {statistics.median(times):.2f}")
     if len(live) > 1:

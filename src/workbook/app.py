@@ -70,7 +70,7 @@ def voila_command(notebook: Path = APP_NOTEBOOK, port: int = 8866) -> tuple[list
     cmd = [
         sys.executable, "-m", "voila", str(notebook),
         f"--port={port}", "--no-browser",
-        f"--Voila.root_dir={REPO / 'notebooks'}",
+        f"--Voila.root_dir={Path(notebook).resolve().parent}",
     ]
     return cmd, env
 
