@@ -107,8 +107,10 @@ def start_voila(
     port: int | None = None,
     timeout_s: float = SERVER_START_TIMEOUT_S,
     log_dir: Path | None = None,
+    extra_args: tuple[str, ...] = (),
 ) -> Iterator[VoilaServer]:
     """Serve ``notebook`` (default: the app) with the committed settings on 127.0.0.1; stop it on exit.
+    ``extra_args`` are added to Voila's command line (settings that override voila.json).
 
     Uses :func:`workbook.app.voila_command` (offline template, ``voila.json`` read from the repo
     root). The server runs in its own process group so that its kernels stop with it.
@@ -117,6 +119,7 @@ def start_voila(
 
     port = port or free_port()
     cmd, env = voila_command(notebook or APP_NOTEBOOK, port)
+    cmd = [*cmd, *extra_args]
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="voila-"))
     log_path = log_dir / f"voila-{port}.log"
     t0 = time.perf_counter()

@@ -5,6 +5,7 @@ Fixtures and helpers live in tests/browser.py; app-specific assertions go in fur
 
 from __future__ import annotations
 
+import time
 import warnings
 
 import pytest
@@ -36,3 +37,25 @@ def test_app_loads_offline(voila_app, page, outside_requests, page_errors):
         warnings.warn(
             f"JavaScript exceptions on the app page: {page_errors.exceptions}", stacklevel=1
         )
+
+
+def test_waiting_kernels_do_not_hit_the_cell_timeout(browser):
+    """Preheated kernels run the notebook ahead of the visitor and then wait. A cell that blocks until
+    the request arrives (as ``voila.utils.wait_for_request`` does) hits ``VoilaExecutor.timeout`` (120 s in
+    voila.json) and the page then shows "Cell execution timed out". Here the timeout is cut to 30 s and
+    the visitor comes after 40 s."""
+    from browser import block_outside, start_voila
+
+    with start_voila(extra_args=("--VoilaExecutor.timeout=30",)) as server:
+        time.sleep(40)
+        outside: list[str] = []
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        block_outside(context, outside)
+        page = context.new_page()
+        page.goto(server.url, wait_until="domcontentloaded", timeout=120_000)
+        page.wait_for_selector("#wb-recommendation", state="visible", timeout=120_000)
+        page.wait_for_load_state("networkidle", timeout=60_000)
+        body = page.inner_text("body")
+        context.close()
+    assert "timed out" not in body and "There was an error when executing" not in body, body[-1500:]
+    assert "timed out" not in server.log(), server.log()[-1500:]

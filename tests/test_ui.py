@@ -113,20 +113,21 @@ def test_query_string_deep_link(monkeypatch):
     assert preset_from_query() == "funded-startup-30b-domain"
 
 
-def test_deep_link_applied_after_a_preheated_start(monkeypatch):
-    """Voila's preheated kernel builds the default app before the request; follow_deep_link then
-    applies ?preset= (outside a preheated kernel, wait_for_request returns at once)."""
+def test_deep_link_applied_when_the_page_reports_its_url(monkeypatch):
+    """Voila's preheated kernel builds the default app before the request; the page then sends its
+    URL query (PageReady) and the app applies ?preset= before it sends the charts."""
     monkeypatch.delenv("QUERY_STRING", raising=False)
     app = open_app()
-    assert app.preset == "funded-startup-30b-domain"
-    monkeypatch.setenv("QUERY_STRING", "preset=band-400b-plus")
-    app.follow_deep_link()
+    assert app.preset == "funded-startup-30b-domain" and app.chart_widget is None
+    app.page_ready._handle_custom_msg({"event": "rendered", "search": "?preset=band-400b-plus"}, [])
     assert app.preset == "band-400b-plus" and app.inputs["n_params"].value == pytest.approx(presets["band-400b-plus"].n_params / 1e9)
     assert "GB200 NVL72" in app.headline.value
-    monkeypatch.setenv("QUERY_STRING", "preset=nonsense")
-    app.follow_deep_link()
+    assert app.chart_widget is not None and app.chart_widget.spec == app.chart.to_dict()  # charts of the linked preset
+    app.page_ready._handle_custom_msg({"event": "rendered", "search": "?preset=nonsense"}, [])
     assert "preset &#x27;nonsense&#x27;, which does not exist; showing band-400b-plus" in app.status.value
     assert "GB200 NVL72" in app.headline.value
+    app.follow_link("")  # no link: nothing changes
+    assert app.preset == "band-400b-plus"
 
 
 def test_unknown_preset_gives_a_message_not_a_traceback():

@@ -87,9 +87,11 @@ CSS = """
 
 
 class PageReady(anywidget.AnyWidget):
-    """Invisible; its view tells the kernel the page is on screen (the app then sends the charts)."""
+    """Invisible; its view tells the kernel the page is on screen, and the page's URL query (the app
+    then applies a ``?preset=`` link and sends the charts)."""
 
-    _esm = "export default { render({ model }) { model.send({ event: 'rendered' }); } };"
+    _esm = ("export default { render({ model }) { "
+            "model.send({ event: 'rendered', search: window.location.search }); } };")
 
 
 def _fmt_table(df: pd.DataFrame, max_rows: int = 200) -> str:
@@ -172,7 +174,7 @@ class WorkbookApp:
         self.chart = None
         self.chart_names: list[str] = []
         self.page_ready = PageReady()
-        self.page_ready.on_msg(lambda *_: self._guard(self.show_charts))
+        self.page_ready.on_msg(lambda _widget, content, _buffers: self._guard(lambda: self.on_page(content)))
         self.chart_box = w.VBox([self._html("<div class='wb-busy'>Drawing the charts...</div>"), self.page_ready])
         left = w.VBox([self._html("<b>Scenarios from the article</b>"), w.HBox(self.preset_buttons[:5], layout=w.Layout(flex_flow="row wrap")),
                        w.HBox(self.preset_buttons[5:], layout=w.Layout(flex_flow="row wrap")), *steps],
@@ -262,25 +264,28 @@ class WorkbookApp:
         display({"text/html": self.preview_html()}, raw=True, metadata={PREVIEW_KEY: True})
         display(self.view)
 
-    def follow_deep_link(self):
-        """Apply ``?preset=name`` from the page's URL.
+    def on_page(self, content: dict):
+        """The page is on screen (:class:`PageReady`): apply its ``?preset=`` link, then send the charts."""
+        self.follow_link(str(content.get("search") or ""))
+        self.show_charts()
+
+    def follow_link(self, query: str):
+        """Apply ``?preset=name`` from the page's URL query.
 
         Voila's preheated kernels (voila.json) run the notebook before anyone asks for the page, so the
-        URL is not known while the app is built: wait for the request (``voila.utils.wait_for_request``
-        returns at once outside a preheated kernel), then load the linked preset. An unknown name keeps
-        the current scenario and says so.
+        app is built with the default scenario and learns the URL from the page itself. (Blocking the
+        notebook until the request arrives, ``voila.utils.wait_for_request``, runs into the executor's
+        120 s cell timeout when nobody visits for two minutes.) An unknown name keeps the current
+        scenario and says so.
         """
-        from voila.utils import wait_for_request
-
-        wait_for_request()
-        name = _query_preset()
+        name = (parse_qs(query.lstrip("?")).get("preset") or [None])[0]
         if name is None or name == self.preset:
             return
         if name not in presets:
             self.status.value = (f"<div class='wb-error'>The link asks for preset {html.escape(repr(name))}, which does "
                                  f"not exist; showing {html.escape(self.preset)}. Presets: {html.escape(', '.join(presets))}.</div>")
             return
-        self._guard(lambda: self.apply_preset(name))
+        self.apply_preset(name)
 
     def _guard(self, fn):
         try:
@@ -433,14 +438,10 @@ class WorkbookApp:
                 + price + _fmt_table(table))
 
 
-def _query_preset() -> str | None:
-    """The ``preset`` of the page's URL (Voila passes the query in QUERY_STRING), or None."""
-    return (parse_qs(os.environ.get("QUERY_STRING", "")).get("preset") or [None])[0]
-
-
 def preset_from_query(default: str = DEFAULT_PRESET) -> str:
-    """``?preset=name`` deep links: the named preset if it exists, else ``default``."""
-    name = _query_preset()
+    """``?preset=name`` deep links when the kernel starts with the request (Voila then passes the
+    URL's query in QUERY_STRING): the named preset if it exists, else ``default``."""
+    name = (parse_qs(os.environ.get("QUERY_STRING", "")).get("preset") or [None])[0]
     return name if name in presets else default
 
 
@@ -454,9 +455,6 @@ class FailedApp:
         from IPython.display import display
 
         display(self.view)
-
-    def follow_deep_link(self):
-        """Nothing to follow."""
 
 
 def open_app(preset: str | None = None) -> WorkbookApp | FailedApp:
