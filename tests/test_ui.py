@@ -89,6 +89,22 @@ def test_bad_value_shows_a_readable_message_next_to_the_field(app):
     assert app.errors["n_params"].value == ""
 
 
+def test_a_failing_update_says_so_and_leaves_the_stale_part_greyed(monkeypatch):
+    """Voila swallows exceptions in callbacks: the app must show one, and mark what is out of date."""
+    app = WorkbookApp("funded-startup-30b-domain")
+    headline = app.headline.value
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("tornado failed")
+
+    monkeypatch.setattr(type(app.rec), "add_sensitivity", broken)
+    app.inputs["runs_per_year"].value = 12
+    assert "Something went wrong: tornado failed" in app.status.value
+    assert "greyed-out parts are from before this change" in app.status.value
+    assert app.headline.value != headline and "wb-stale" not in app.headline._dom_classes  # the new conclusion
+    assert "wb-stale" in app.evidence._dom_classes  # the charts are not
+
+
 def test_downloads_hold_the_options_csv_and_the_scenario_yaml(app):
     assert "options.csv" not in app.downloads.value  # built on request only
     app.csv_button.click()

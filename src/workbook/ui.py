@@ -293,7 +293,7 @@ class WorkbookApp:
         except Exception as e:  # a callback must never fail silently or show a traceback
             log.error("app callback failed: %s\n%s", e, traceback.format_exc())
             self.status.value = (f"<div class='wb-error'>Something went wrong: {html.escape(str(e))}. "
-                                 "The last valid recommendation is still shown.</div>")
+                                 "Your inputs are kept; greyed-out parts are from before this change.</div>")
 
     def update(self):
         """Validate the inputs, recompute, re-render (or show what is wrong next to the field)."""
