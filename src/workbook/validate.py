@@ -134,7 +134,9 @@ class Fitter:
 
     def fit(self, mask: np.ndarray) -> tuple[dict, np.ndarray]:
         """Constants minimising the mean absolute log error on the rows in ``mask`` (stage 1 on its dense
-        rows, stage 2 on its MoE rows); returns them and the predicted GPU-hours of every row."""
+        rows, stage 2 on its MoE rows); returns them and the predicted GPU-hours of every row. With no
+        MoE row in ``mask``, moe_efficiency stays at data/assumptions.csv's value (1.0: no MoE penalty,
+        which is also the physical default)."""
         mask = np.asarray(mask, bool)
         dense = mask & ~self.moe
         g = int(np.argmin(np.abs(self.log_err[:, dense]).mean(axis=1)))  # first minimum, as a loop would
