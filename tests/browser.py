@@ -177,6 +177,14 @@ def block_outside(context_or_page, record: list[str]) -> None:
     context_or_page.route("**/*", handle)
 
 
+def offline_page(browser, record: list[str]):
+    """A page in a fresh context (cold HTTP cache, 1400 x 1000) whose requests outside 127.0.0.1 are
+    blocked and recorded in ``record``; returns (context, page). Close the context when done."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    block_outside(context, record)
+    return context, context.new_page()
+
+
 def wait_for_text(page, text: str | re.Pattern, timeout: float = 30.0):
     """Wait until ``text`` (substring, or a compiled regex) is visible on the page; return the locator.
 
@@ -252,9 +260,7 @@ def page_errors() -> PageErrors:
 @pytest.fixture
 def page(browser, outside_requests, page_errors):
     """A fresh browser page (own context) that blocks and records outside requests."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    block_outside(context, outside_requests)
-    pg = context.new_page()
+    context, pg = offline_page(browser, outside_requests)
     pg.on("pageerror", lambda exc: page_errors.exceptions.append(str(exc)))
     pg.on(
         "console", lambda msg: page_errors.console.append(msg.text) if msg.type == "error" else None

@@ -46,12 +46,10 @@ def _set_number(page, label: str, value: str):
 @pytest.fixture(scope="module")
 def app_page(voila_app, browser):
     """One page for the whole walk-through (a Voila page costs a kernel)."""
-    from browser import block_outside
+    from browser import offline_page
 
     outside: list[str] = []
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    block_outside(context, outside)
-    page = context.new_page()
+    context, page = offline_page(browser, outside)
     page.goto(voila_app.url, wait_until="domcontentloaded", timeout=180_000)
     page.wait_for_selector(HEADLINE, timeout=180_000)
     page.wait_for_function("() => { const e = document.querySelector('svg.marks'); "
@@ -84,12 +82,10 @@ def test_recommendation_and_charts_render_offline(app_page):
 
 def test_deep_link_opens_the_linked_preset_without_a_stale_preview(voila_app, browser):
     """?preset= must win over the scenario the preheated kernel ran ahead of the request."""
-    from browser import block_outside
+    from browser import offline_page
 
     outside: list[str] = []
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    block_outside(context, outside)
-    page = context.new_page()
+    context, page = offline_page(browser, outside)
     page.goto(voila_app.url + "?preset=band-400b-plus", wait_until="domcontentloaded", timeout=180_000)
     text = _wait_headline(page, _expected("band-400b-plus"), timeout_s=180)
     assert "GB200 NVL72" in text, text

@@ -44,14 +44,12 @@ def test_waiting_kernels_do_not_hit_the_cell_timeout(browser):
     the request arrives (as ``voila.utils.wait_for_request`` does) hits ``VoilaExecutor.timeout`` (120 s in
     voila.json) and the page then shows "Cell execution timed out". Here the timeout is cut to 30 s and
     the visitor comes after 40 s."""
-    from browser import block_outside, start_voila
+    from browser import offline_page, start_voila
 
     with start_voila(extra_args=("--VoilaExecutor.timeout=30",)) as server:
         time.sleep(40)
         outside: list[str] = []
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        block_outside(context, outside)
-        page = context.new_page()
+        context, page = offline_page(browser, outside)
         page.goto(server.url, wait_until="domcontentloaded", timeout=120_000)
         page.wait_for_selector("#wb-recommendation", state="visible", timeout=120_000)
         page.wait_for_load_state("networkidle", timeout=60_000)

@@ -41,7 +41,7 @@ sys.path.insert(0, str(REPO / "tests"))  # the shared helpers in tests/browser.p
 
 from browser import (  # noqa: E402 (after the sys.path line)
     CHROMIUM,
-    block_outside,
+    offline_page,
     launch_chromium,
     screenshot,
     start_voila,
@@ -114,13 +114,6 @@ def served(notebook: Path | None, settle: float):
                 browser.close()
 
 
-def new_page(browser, blocked: list[str]):
-    """A page in a fresh context (cold HTTP cache) whose outside requests are blocked into ``blocked``."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    block_outside(context, blocked)
-    return context, context.new_page()
-
-
 def floor(args) -> int:
     """Serve a one-button notebook from a temporary folder; print navigation -> button visible."""
     import tempfile
@@ -137,7 +130,7 @@ def floor(args) -> int:
         blocked: list[str] = []
         with served(path, args.settle) as (server, browser):
             for i in range(args.runs):
-                context, page = new_page(browser, blocked)
+                context, page = offline_page(browser, blocked)
                 t0 = time.perf_counter()
                 page.goto(server.url, wait_until="commit", timeout=args.timeout * 1000)
                 page.get_by_role("button", name=FLOOR_TEXT).wait_for(timeout=args.timeout * 1000)
@@ -197,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     with served(args.notebook, args.settle) as (server, browser):
         print(f"voila_server_start_s: {server.started_s:.2f}", flush=True)
         for i in range(args.runs):
-            context, page = new_page(browser, blocked)
+            context, page = offline_page(browser, blocked)
             page.on("pageerror", lambda e: errors.append(f"exception: {e}"))
             page.on("console", lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None)
             page.on("response", lambda r: errors.append(f"HTTP {r.status}: {r.request.method} {r.url}")

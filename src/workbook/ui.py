@@ -278,7 +278,7 @@ class WorkbookApp:
         120 s cell timeout when nobody visits for two minutes.) An unknown name keeps the current
         scenario and says so.
         """
-        name = (parse_qs(query.lstrip("?")).get("preset") or [None])[0]
+        name = _preset_in(query)
         if name is None or name == self.preset:
             return
         if name not in presets:
@@ -329,8 +329,7 @@ class WorkbookApp:
         self.rec.add_sensitivity(self.catalog, samples=0)  # the tornado: the charts need it
         self._render_charts()
         self.rec.add_sensitivity(self.catalog, samples=MC_SAMPLES, tornado=False)  # while the browser draws
-        self.robustness.value = self._robustness_html()
-        self.assumptions.value = self._assumptions_html()
+        self._render_tables()
         self.evidence.remove_class("wb-stale")
         self.status.value = (f"<div class='wb-small'>Updated in {time.perf_counter() - t0:.2f} s "
                              f"(recommendation {t1 - t0:.2f} s): {len(self.rec.options):,} options swept.</div>")
@@ -357,8 +356,11 @@ class WorkbookApp:
 
     def render_evidence(self):
         """The charts, the robustness table (needs :meth:`Recommendation.add_sensitivity`) and the sources."""
-        self.robustness.value = self._robustness_html()
         self._render_charts()
+        self._render_tables()
+
+    def _render_tables(self):
+        self.robustness.value = self._robustness_html()
         self.assumptions.value = self._assumptions_html()
 
     def _render_charts(self):
@@ -438,10 +440,15 @@ class WorkbookApp:
                 + price + _fmt_table(table))
 
 
+def _preset_in(query: str) -> str | None:
+    """The ``preset`` of a URL query such as ``?preset=band-400b-plus``, or None."""
+    return (parse_qs(query.lstrip("?")).get("preset") or [None])[0]
+
+
 def preset_from_query(default: str = DEFAULT_PRESET) -> str:
     """``?preset=name`` deep links when the kernel starts with the request (Voila then passes the
     URL's query in QUERY_STRING): the named preset if it exists, else ``default``."""
-    name = (parse_qs(os.environ.get("QUERY_STRING", "")).get("preset") or [None])[0]
+    name = _preset_in(os.environ.get("QUERY_STRING", ""))
     return name if name in presets else default
 
 
