@@ -17,6 +17,8 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
+from workbook import analyses as A
+
 from workbook import report as rp
 from workbook.__main__ import main
 from workbook.decision import recommend
@@ -113,6 +115,13 @@ def test_memo_lists_assumptions_with_sources_and_snapshot(batch):
     assert f"Prices of {rec.top.accelerator}" in text
     assert f"data hash {rec.snapshot['data_hash']}" in text
     assert '<a href="https://' in batch.html[PRESETS[0]]  # sources are links
+
+
+def test_memo_says_how_far_to_trust_the_time_estimate(batch):
+    rec = recommend(presets[PRESETS[0]])
+    text = _text(batch.html[PRESETS[0]])
+    assert "How far to trust the time estimate" in text
+    assert A.time_model_trust(rec.top.accelerator) in text
 
 
 # --- parameters: validated before anything runs --------------------------------------------------

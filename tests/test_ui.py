@@ -122,6 +122,15 @@ def test_assumptions_table_shows_sources_and_snapshot(app):
     assert "arxiv.org" in app.assumptions.value
 
 
+def test_robustness_says_how_far_to_trust_the_time_estimate(app):
+    from workbook.analyses import time_model_trust
+
+    text = time_model_trust(app.rec.top.accelerator, app.catalog)
+    assert "How far to trust the time estimate" in app.robustness.value
+    assert html.escape(text) in app.robustness.value
+    assert f"No published dense run on {app.rec.top.accelerator}" in text  # MI355X: no published run
+
+
 def test_query_string_deep_link(monkeypatch):
     monkeypatch.setenv("QUERY_STRING", "preset=band-under-7b")
     assert preset_from_query() == "band-under-7b"

@@ -45,6 +45,7 @@ __all__ = [
     "STEP_COLUMNS",
     "TEAM_PROFILES",
     "about_data",
+    "accuracy_bias",
     "accuracy_chart",
     "accuracy_summary",
     "accuracy_table",
@@ -73,6 +74,7 @@ __all__ = [
     "team_risk_table",
     "team_rules_table",
     "throughput_ratio_table",
+    "time_model_trust",
 ]
 
 #: Step-time components of :func:`workbook.estimate_frame` [s per optimizer step]. They add up to
@@ -1175,7 +1177,8 @@ def accuracy_table(catalog: Catalog | None = None, out_of_sample: bool = False) 
     DataFrame, one row per run: ``run_id``, ``model``, ``split`` (calibration | holdout),
     ``accelerator``, ``n_gpus``, ``gpu_count_assumed``, ``published_gpu_hours``,
     ``predicted_gpu_hours``, ``error`` (predicted / published - 1), ``baseline_gpu_hours``,
-    ``baseline_error``; with ``out_of_sample`` (about 10 s) also ``loo_gpu_hours`` / ``loo_error`` and
+    ``baseline_error``, ``group`` (accelerator, or "MoE (any)"), ``prospective`` (a holdout run entered
+    after the constants were frozen); with ``out_of_sample`` (about 10 s) also ``loo_gpu_hours`` / ``loo_error`` and
     ``baseline_loo_gpu_hours``: each run predicted with the constants refitted on all the other runs
     (:class:`workbook.validate.Fitter`, :func:`workbook.validate.baseline_leave_one_out`).
     """
@@ -1192,6 +1195,7 @@ def accuracy_table(catalog: Catalog | None = None, out_of_sample: bool = False) 
         "n_gpus": rows["n_gpus"].astype(int), "gpu_count_assumed": rows["gpu_count_assumed"].astype(bool),
         "published_gpu_hours": pub, "predicted_gpu_hours": pred, "error": pred / pub - 1.0,
         "baseline_gpu_hours": base, "baseline_error": base / pub - 1.0,
+        "group": validate.error_group(rows), "prospective": validate.is_prospective(rows),
     })
     if out_of_sample:
         table["loo_gpu_hours"] = validate.Fitter(rows, cat).leave_one_out()
@@ -1203,7 +1207,8 @@ def accuracy_table(catalog: Catalog | None = None, out_of_sample: bool = False) 
 def accuracy_summary(table: pd.DataFrame) -> pd.DataFrame:
     """Error metrics of :func:`accuracy_table` (:func:`workbook.validate.metrics`) for the engine and baseline.
 
-    Rows: engine on all / calibration / holdout runs, baseline on all / calibration / holdout; when the
+    Rows: engine on all / calibration / holdout runs, baseline on all / calibration / holdout, then the
+    prospective holdout (runs entered after the constants were frozen) when the table marks any; when the
     table has the leave-one-out columns, also ``leave-one-out`` rows (every run held out once). Columns: ``n``,
     ``mdape`` (median absolute percentage error), ``within_25pct`` (share of runs within +-25 %),
     ``max_ratio_off`` (worst predicted/published ratio, either direction).
@@ -1218,11 +1223,58 @@ def accuracy_summary(table: pd.DataFrame) -> pd.DataFrame:
             if d.empty:
                 continue
             rows.append({"model": model, "runs": split, **validate.metrics(d["published_gpu_hours"], d[col])})
+        if "prospective" in table and table["prospective"].any():
+            d = table[table["prospective"].astype(bool)]
+            rows.append({"model": model, "runs": "prospective holdout",
+                         **validate.metrics(d["published_gpu_hours"], d[col])})
         loo = {"engine": "loo_gpu_hours", "constant-MFU baseline": "baseline_loo_gpu_hours"}[model]
         if loo in table:
             rows.append({"model": model, "runs": "leave-one-out",
                          **validate.metrics(table["published_gpu_hours"], table[loo])})
     return pd.DataFrame(rows)[["model", "runs", "n", "mdape", "within_25pct", "max_ratio_off"]]
+
+
+def accuracy_bias(table: pd.DataFrame) -> pd.DataFrame:
+    """Systematic error per accelerator (dense runs) and for MoE runs: run count and median signed error
+    (``predicted / published - 1``; negative: the runs took longer than predicted), in sample and, when
+    the table has it, left out one at a time (:func:`workbook.validate.bias_by_group`)."""
+    from . import validate  # imported here: `python -m workbook.validate` must not find it preloaded
+
+    _need_columns("table", table, {"group", "error"})
+    out = validate.bias_by_group(table["group"], table["error"])
+    if "loo_error" in table:
+        out["median_loo_error"] = validate.bias_by_group(table["group"], table["loo_error"])["median_error"]
+    return out.rename_axis("group").reset_index()
+
+
+def time_model_trust(accelerator: str | None = None, catalog: Catalog | None = None) -> str:
+    """How far to trust a time estimate, measured on data/published_runs.csv with the catalog's constants.
+
+    One paragraph: the median absolute error of GPU-hours on the held-out runs (never used to fit a
+    constant), and, for ``accelerator``, the median signed error on its published dense runs (or that
+    none exists). Derived live from :func:`accuracy_table`, so overrides of the constants show here.
+    """
+    from . import validate  # imported here: `python -m workbook.validate` must not find it preloaded
+
+    table = accuracy_table(catalog)
+    hold = table[table["split"] == "holdout"]
+    m = validate.metrics(hold["published_gpu_hours"], hold["predicted_gpu_hours"])
+    text = (f"Measured against published training runs (python -m workbook.validate): on the {m['n']} held-out "
+            f"runs, which fitted no constant, the predicted GPU-hours are off by a median {m['mdape']:.0%} "
+            f"({m['within_25pct']:.0%} within +-25 %, worst {m['max_ratio_off']:.1f}x).")
+    if accelerator:
+        own = table[table["group"] == accelerator]["error"]
+        if own.empty:
+            text += (f" No published dense run on {accelerator} checks the model: its estimate rests on the spec "
+                     "sheet and on constants fitted on other accelerators.")
+        else:
+            med = float(np.median(own))
+            way = "took longer than predicted" if med < 0 else "were faster than predicted"
+            text += (f" On the {len(own)} published dense run{'s' if len(own) > 1 else ''} on {accelerator} the runs "
+                     f"{way} by a median {abs(med):.0%}")
+            text += ("; read its days and GPU-hour costs as optimistic." if med < -0.1 else
+                     "; read its days and GPU-hour costs as pessimistic." if med > 0.1 else ".")
+    return text
 
 
 def accuracy_chart(table: pd.DataFrame) -> alt.Chart:

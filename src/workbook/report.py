@@ -174,6 +174,7 @@ def memo(scenario: Scenario | str | None = None, preset: str = "", rec: Any = No
         _section_runners_up(rec),
         _section_charts(rec),
         _section_sensitivity(rec),
+        _section_trust(rec),
         _section_assumptions(scenario, rec),
     ]
     body = "\n".join(s for s in sections if s)
@@ -554,6 +555,15 @@ def _section_sensitivity(rec: Any) -> str:
     return "\n".join(
         ['<section id="sensitivity">', "<h2>Trade-offs and sensitivity</h2>", *parts, "</section>"]
     )
+
+
+def _section_trust(rec: Any) -> str:
+    from .analyses import time_model_trust
+
+    top = getattr(rec, "top", None)
+    text = time_model_trust(getattr(top, "accelerator", None), getattr(rec, "catalog", None))
+    return "\n".join(['<section id="trust">', "<h2>How far to trust the time estimate</h2>",
+                      f"<p>{_e(text)}</p>", "</section>"])
 
 
 def _scenario_table(scenario: Scenario) -> pd.DataFrame:

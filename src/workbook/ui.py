@@ -420,7 +420,18 @@ class WorkbookApp:
         wins = "; ".join(f"{o} {sh:.0%}" for o, sh in zip(mc["option"], mc["share"]))
         t = rec.sensitivity[["assumption", "low", "high", "pick_at_low", "pick_at_high", "flips_at"]]
         return (f"<h4>How robust is the pick?</h4><p class='wb-small'>Monte Carlo, {MC_SAMPLES} draws of every "
-                f"assumption within its range: {html.escape(wins)}.</p>" + _fmt_table(t))
+                f"assumption within its range: {html.escape(wins)}.</p>" + _fmt_table(t)
+                + f"<h4>How far to trust the time estimate</h4><p class='wb-small'>{html.escape(self._trust())}</p>")
+
+    def _trust(self) -> str:
+        """:func:`workbook.analyses.time_model_trust` for the pick's accelerator (~0.1 s; cached per accelerator)."""
+        from .analyses import time_model_trust
+
+        acc = self.rec.top.accelerator if self.rec.top is not None else None
+        cache = self.__dict__.setdefault("_trust_cache", {})
+        if (acc, id(self.catalog)) not in cache:
+            cache[(acc, id(self.catalog))] = time_model_trust(acc, self.catalog)
+        return cache[(acc, id(self.catalog))]
 
     def _assumptions_html(self) -> str:
         cat = self.catalog
