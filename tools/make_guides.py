@@ -320,7 +320,7 @@ NOTEBOOKS = {
         "The time model is calibrated and tested against published training runs (`data/published_runs.csv`: "
         "model cards and papers with GPU-hours). Calibration rows set the free constants; holdout rows were never "
         "used to fit anything. Next to it, a naive baseline: 6 N D at one constant MFU fitted to the same "
-        "calibration rows. Seven of the holdout runs were entered only after the constants were frozen (the "
+        "calibration rows. Eight of the holdout runs were entered only after the constants were frozen (the "
         "prospective holdout): the cleanest test. Every run is also predicted out of sample once: with the "
         "constants refitted on all the other runs (leave-one-out, `loo_error`).",
         imports("accuracy_table", "accuracy_summary", "accuracy_bias", "accuracy_chart", "throughput_ratio_table"),

@@ -108,6 +108,7 @@ class WorkbookApp:
         self.scenario = presets[preset]
         self.preset = preset
         self.rec: Recommendation | None = None
+        self._trust_cache: dict[str | None, str] = {}  # time_model_trust per accelerator (self.catalog is fixed)
         self._silent = False
         self.inputs: dict[str, w.Widget] = {}
         self.errors: dict[str, w.HTML] = {}
@@ -428,10 +429,9 @@ class WorkbookApp:
         from .analyses import time_model_trust
 
         acc = self.rec.top.accelerator if self.rec.top is not None else None
-        cache = self.__dict__.setdefault("_trust_cache", {})
-        if (acc, id(self.catalog)) not in cache:
-            cache[(acc, id(self.catalog))] = time_model_trust(acc, self.catalog)
-        return cache[(acc, id(self.catalog))]
+        if acc not in self._trust_cache:
+            self._trust_cache[acc] = time_model_trust(acc, self.catalog)
+        return self._trust_cache[acc]
 
     def _assumptions_html(self) -> str:
         cat = self.catalog

@@ -284,10 +284,11 @@ def report(catalog=None, out=sys.stdout, cv: bool = True) -> dict:
     m_all, m_cal, m_hold = metrics(pub, pred), metrics(pub[cal_mask], pred[cal_mask]), metrics(pub[~cal_mask], pred[~cal_mask])
     b_all = metrics(pub, base)
     prosp = is_prospective(rows)
-    m_pro, b_pro = metrics(pub[prosp], pred[prosp]), metrics(pub[prosp], base[prosp])
-    print(f"\nProspective holdout ({m_pro['n']} runs entered after the constants were frozen): MdAPE "
-          f"{m_pro['mdape']:.1%}, {m_pro['within_25pct']:.0%} within +-25 %, worst {m_pro['max_ratio_off']:.2f}x "
-          f"(baseline: {b_pro['mdape']:.1%}, {b_pro['within_25pct']:.0%})", file=out)
+    if prosp.any():
+        m_pro, b_pro = metrics(pub[prosp], pred[prosp]), metrics(pub[prosp], base[prosp])
+        print(f"\nProspective holdout ({m_pro['n']} runs entered after the constants were frozen): MdAPE "
+              f"{m_pro['mdape']:.1%}, {m_pro['within_25pct']:.0%} within +-25 %, worst {m_pro['max_ratio_off']:.2f}x "
+              f"(baseline: {b_pro['mdape']:.1%}, {b_pro['within_25pct']:.0%})", file=out)
     bias = bias_by_group(error_group(rows), pred / pub - 1.0)
     print("\nSigned error by accelerator (median of predicted / published - 1; negative = the runs took longer "
           "than predicted):", file=out)
@@ -307,10 +308,11 @@ def report(catalog=None, out=sys.stdout, cv: bool = True) -> dict:
         "holdout_within_25pct": m_hold["within_25pct"], "holdout_max_ratio_off": m_hold["max_ratio_off"],
         "baseline_mfu": base_mfu, "baseline_mdape": b_all["mdape"], "baseline_within_25pct": b_all["within_25pct"],
         "baseline_max_ratio_off": b_all["max_ratio_off"],
-        "runs_prospective": m_pro["n"], "prospective_mdape": m_pro["mdape"],
-        "prospective_within_25pct": m_pro["within_25pct"], "prospective_baseline_mdape": b_pro["mdape"],
         "ratio_mdape": float(np.median(np.abs(ratios["error"]))),
     }
+    if prosp.any():
+        figures.update({"runs_prospective": m_pro["n"], "prospective_mdape": m_pro["mdape"],
+                        "prospective_within_25pct": m_pro["within_25pct"], "prospective_baseline_mdape": b_pro["mdape"]})
     if cv:
         m_loo = metrics(pub, loo)
         b_loo = metrics(pub, baseline_leave_one_out(rows, cat))
