@@ -1252,28 +1252,27 @@ def time_model_trust(accelerator: str | None = None, catalog: Catalog | None = N
 
     One paragraph: the median absolute error of GPU-hours on the held-out runs (never used to fit a
     constant), and, for ``accelerator``, the median signed error on its published dense runs (or that
-    none exists). Derived live from :func:`accuracy_table`, so overrides of the constants show here.
+    none exists). Derived live from :func:`accuracy_table`, :func:`accuracy_summary` and
+    :func:`accuracy_bias`, so overrides of the constants show here.
     """
-    from . import validate  # imported here: `python -m workbook.validate` must not find it preloaded
-
     table = accuracy_table(catalog)
-    hold = table[table["split"] == "holdout"]
+    summary = accuracy_summary(table).set_index(["model", "runs"])
     text = "Measured against published training runs (python -m workbook.validate):"
-    if hold.empty:
+    if ("engine", "holdout") not in summary.index:
         text += " no run is held out of the calibration, so the out-of-sample error is unknown."
     else:
-        m = validate.metrics(hold["published_gpu_hours"], hold["predicted_gpu_hours"])
-        text += (f" on the {m['n']} held-out runs, which fitted no constant, the predicted GPU-hours are off by a "
+        m = summary.loc[("engine", "holdout")]
+        text += (f" on the {int(m['n'])} held-out runs, which fitted no constant, the predicted GPU-hours are off by a "
                  f"median {m['mdape']:.0%} ({m['within_25pct']:.0%} within +-25 %, worst {m['max_ratio_off']:.1f}x).")
     if accelerator:
-        own = table[table["group"] == accelerator]["error"]
-        if own.empty:
+        bias = accuracy_bias(table).set_index("group")
+        if accelerator not in bias.index:
             text += (f" No published dense run on {accelerator} checks the model: its estimate rests on the spec "
                      "sheet and on constants fitted on other accelerators.")
         else:
-            med = float(np.median(own))
+            runs, med = int(bias.loc[accelerator, "runs"]), float(bias.loc[accelerator, "median_error"])
             way = "took longer than predicted" if med < 0 else "were faster than predicted"
-            text += (f" On the {len(own)} published dense run{'s' if len(own) > 1 else ''} on {accelerator} the runs "
+            text += (f" On the {runs} published dense run{'s' if runs > 1 else ''} on {accelerator} the runs "
                      f"{way} by a median {abs(med):.0%}")
             text += ("; read its days and GPU-hour costs as optimistic." if med < -0.1 else
                      "; read its days and GPU-hour costs as pessimistic." if med > 0.1 else ".")
