@@ -419,18 +419,19 @@ def test_accuracy_summary_matches_validate_report(cat):
 
 
 def test_prospective_holdout_is_the_runs_entered_after_the_freeze(cat):
-    """The eight runs entered on 2026-11-30 after the constants were frozen are held out and marked."""
+    """The ten runs entered on 2026-11-30 after the constants were frozen are held out and marked."""
     t = A.accuracy_table(cat)
     prosp = t[t["prospective"]]
     assert sorted(prosp["run_id"]) == sorted(["llama2-13b", "llama31-70b", "falcon-180b", "phi3-small-7b",
-                                              "phi3-medium-14b", "phi35-moe", "smollm3-3b", "granite3-8b"])
+                                              "phi3-medium-14b", "phi35-moe", "smollm3-3b", "granite3-8b",
+                                              "deepseek-v3", "deepseek-v2-per-1t"])
     assert (prosp["split"] == "holdout").all()
     s = A.accuracy_summary(t).set_index(["model", "runs"])
     figures = validate.report(cat, out=io.StringIO(), cv=False)
-    assert s.loc[("engine", "prospective holdout"), "n"] == figures["runs_prospective"] == 8
+    assert s.loc[("engine", "prospective holdout"), "n"] == figures["runs_prospective"] == 10
     assert s.loc[("engine", "prospective holdout"), "mdape"] == pytest.approx(figures["prospective_mdape"])
-    # Hand check: the median of the eight absolute errors is the mean of the 4th and 5th smallest.
-    assert figures["prospective_mdape"] == pytest.approx(np.mean(sorted(abs(prosp["error"]))[3:5]))
+    # Hand check: the median of the ten absolute errors is the mean of the 5th and 6th smallest.
+    assert figures["prospective_mdape"] == pytest.approx(np.mean(sorted(abs(prosp["error"]))[4:6]))
 
 
 def test_accuracy_bias_is_the_median_signed_error_per_group(cat):
@@ -439,7 +440,7 @@ def test_accuracy_bias_is_the_median_signed_error_per_group(cat):
     h100 = t[(t["accelerator"] == "h100-sxm") & (t["group"] != "MoE (any)")]["error"]
     assert b.loc["h100-sxm", "runs"] == len(h100) == 11
     assert b.loc["h100-sxm", "median_error"] == pytest.approx(np.median(h100))
-    assert set(t.loc[t["group"] == "MoE (any)", "run_id"]) == {"llama4-scout", "phi35-moe"}
+    assert set(t.loc[t["group"] == "MoE (any)", "run_id"]) == {"llama4-scout", "phi35-moe", "deepseek-v3", "deepseek-v2-per-1t"}
     assert b["runs"].sum() == len(t)
     # Hand-made case: two groups, the median of each.
     small = validate.bias_by_group(["a", "b", "a", "a"], [0.1, -0.2, 0.3, -0.5])
