@@ -48,6 +48,21 @@ def test_model_shape_recovers_gpt3():
     assert d == pytest.approx(12288, rel=0.03)
 
 
+def test_moe_shape_is_its_active_path():
+    """DeepSeek-V3, 37B active of 671B: 61 layers x d_model 7168 (deepseek-ai/DeepSeek-V3 config_671B.json).
+
+    The shape derived from the active count is within 5 % of the published L x d = 437,248; the total
+    count would give 6.6x too much (the memory term and attention FLOPs both scale with L x d)."""
+    L, d = model_shape(37e9)
+    assert L * d == pytest.approx(61 * 7168, rel=0.05)
+    Lt, dt = model_shape(671e9)
+    assert Lt * dt / (61 * 7168) > 6
+    # Hand value: 6 x 37e9 + 6 x s x L x d with L = cbrt(37e9 / (12 x 128^2)) = 57.30, d = sqrt(37e9 / (12 L)) = 7,336.
+    assert flops_per_token(671e9, n_active_params=37e9, seq_len=4096) == pytest.approx(6 * 37e9 + 6 * 4096 * 57.30 * 7336, rel=1e-3)
+    # A dense model of the active size has the same attention term.
+    assert flops_per_token(671e9, n_active_params=37e9) == pytest.approx(flops_per_token(37e9))
+
+
 def test_chinchilla_20_tokens_per_param():
     assert chinchilla_tokens(70e9) == pytest.approx(1.4e12)
 

@@ -39,6 +39,15 @@ def test_falcon_40b_holdout_within_25pct():
     assert r.gpu_hours == pytest.approx(552_960, rel=0.25)
 
 
+def test_deepseek_v3_prospective_run_within_25pct_and_shaped_by_its_active_path():
+    """DeepSeek-V3 (arXiv 2412.19437, Table 1): 671B total / 37B active, 14.8T tokens, FP8, 2,048 H800,
+    2,664K GPU-hours of pre-training; entered after the dense constants were frozen. With the shape taken
+    from the total count the engine predicted 6.57M GPU-hours (2.47x); the active path's shape fixes it."""
+    r = estimate_training(671e9, 14.8e12, "h800-sxm", 2048, n_active_params=37e9, precision="fp8")
+    assert r.gpu_hours == pytest.approx(2_664_000, rel=0.25)
+    assert r.breakdown["n_layers"] * r.breakdown["d_model"] == pytest.approx(61 * 7168, rel=0.05)  # config_671B.json
+
+
 def test_fp8_is_faster_but_not_2x():
     bf16 = estimate_training(70e9, 1e12, "h100-sxm", 512, precision="bf16")
     fp8 = estimate_training(70e9, 1e12, "h100-sxm", 512, precision="fp8")

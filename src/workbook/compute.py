@@ -44,6 +44,11 @@ def model_shape(n_params):
     Uses ``N ~ 12 L d^2`` (Kaplan et al. 2020, eq. 2.1, non-embedding parameters) with the aspect
     ratio ``d = 128 L`` of GPT-3 and LLaMA, so ``L = (N / (12 * 128^2))^(1/3)``.
 
+    For a mixture of experts pass the *active* parameters: a token passes through every layer of the
+    active path, and the experts only widen the feed-forward blocks. DeepSeek-V3 (37B active of 671B;
+    61 layers x d_model 7168, ``config_671B.json`` of deepseek-ai/DeepSeek-V3) gets L x d = 420k from
+    its active count, 4 % under the published 437k; its total count would give 2.9M, 6.6x too many.
+
     Parameters
     ----------
     n_params : float or array
@@ -82,7 +87,7 @@ def flops_per_token(n_params, *, n_active_params=None, seq_len=4096, n_layers=No
     seq_len : int or array
         Training sequence length [tokens].
     n_layers, d_model : optional
-        Transformer shape; derived from ``n_params`` by :func:`model_shape` when absent.
+        Transformer shape; derived from the active parameters by :func:`model_shape` when absent.
     attention : {"causal", "full", "none"}
         Attention FLOP convention (see :data:`ATTENTION_CONVENTIONS`).
     method : {"full", "lora", "qlora"}
@@ -96,7 +101,7 @@ def flops_per_token(n_params, *, n_active_params=None, seq_len=4096, n_layers=No
     active = n_params if n_active_params is None else check_number("n_active_params", n_active_params, positive=True)
     if np.any(np.asarray(active) > np.asarray(n_params) * (1 + 1e-9)):
         raise ValueError(f"n_active_params={n_active_params!r} exceeds n_params={n_params!r}; allowed: 0 < n_active_params <= n_params")
-    L, d = _shape(n_params, n_layers, d_model)
+    L, d = _shape(active, n_layers, d_model)
     per_param = np.vectorize(METHOD_FLOPS_PER_PARAM.__getitem__, otypes=[float])(method) if not isinstance(method, str) else METHOD_FLOPS_PER_PARAM[method]
     return per_param * np.asarray(active, float) + attention_flops_per_token(L, d, seq_len, attention)
 

@@ -131,7 +131,7 @@ def estimate_frame(configs: pd.DataFrame, *, catalog: Catalog | None = None,
 
     # Shape and FLOPs.
     L_in, d_in = _column(df, "n_layers").to_numpy(float), _column(df, "d_model").to_numpy(float)
-    L_der, d_der = compute.model_shape(n_params)
+    L_der, d_der = compute.model_shape(active)  # a MoE's shape is its active path's (model_shape)
     L = np.where(np.isnan(L_in), L_der, L_in)
     d = np.where(np.isnan(d_in), d_der, d_in)
     check_number("n_layers", L, positive=True)
@@ -269,7 +269,7 @@ def estimate_training(n_params, n_tokens, accelerator, n_gpus, *, n_active_param
     seq_len : int
         Sequence length [tokens] (default 4096).
     n_layers, d_model : int, optional
-        Shape; derived from ``n_params`` (``d = 128 L``) when absent.
+        Shape; derived from ``n_active_params`` (else ``n_params``; ``d = 128 L``) when absent.
     precision : {"bf16", "fp8", "fp4"}
     method : {"full", "lora", "qlora"}
     fabric : str, optional
