@@ -434,6 +434,10 @@ def test_prospective_holdout_is_the_runs_entered_after_the_freeze(cat):
     assert s.loc[("engine", "prospective holdout"), "mdape"] == pytest.approx(figures["prospective_mdape"])
     # Hand check: the median of the 17 absolute errors is the 9th smallest.
     assert figures["prospective_mdape"] == pytest.approx(sorted(abs(prosp["error"]))[8])
+    # The 14 dense ones (the MoE shape fix was found on the DeepSeek rows): mean of the 7th and 8th smallest.
+    dense = sorted(abs(prosp.loc[prosp["group"] != "MoE (any)", "error"]))
+    assert figures["runs_prospective_dense"] == len(dense) == 14
+    assert figures["prospective_dense_mdape"] == pytest.approx(np.mean(dense[6:8]))
 
 
 def test_accuracy_bias_is_the_median_signed_error_per_group(cat):
