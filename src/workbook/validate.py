@@ -10,9 +10,9 @@ tp_overlap_fraction, moe_efficiency) on the calibration rows by grid search on t
 error, and prints them;
 ``--write`` also stores them in data/assumptions.csv.
 
-Then the out-of-sample error, which the calibration/holdout split alone measures on only 9 rows:
-every row predicted by constants refitted without it (leave-one-out), and 200 random
-calibration/holdout splits of the same sizes, refitted each time (``--no-cv`` skips this, ~10 s).
+Then the out-of-sample error beyond the one fixed calibration/holdout split: every row predicted by
+constants refitted without it (leave-one-out), and 200 random calibration/holdout splits of the same
+sizes, refitted each time (``--no-cv`` skips this, ~20 s).
 """
 
 from __future__ import annotations
@@ -89,9 +89,14 @@ def baseline_leave_one_out(rows: pd.DataFrame, catalog=None) -> np.ndarray:
     return out
 
 
+def is_moe(rows: pd.DataFrame) -> np.ndarray:
+    """Mixture-of-experts runs: those that publish an active parameter count."""
+    return rows["params_active"].notna().to_numpy()
+
+
 def error_group(rows: pd.DataFrame) -> np.ndarray:
     """The group a run's error is summarised in: its accelerator for dense runs, "MoE (any)" for MoE."""
-    return np.where(rows["params_active"].notna(), "MoE (any)", rows["accelerator_id"])
+    return np.where(is_moe(rows), "MoE (any)", rows["accelerator_id"])
 
 
 def is_prospective(rows: pd.DataFrame) -> np.ndarray:
@@ -136,7 +141,7 @@ class Fitter:
         self.cat = catalog or load_catalog()
         self.rows = rows.reset_index(drop=True)
         self.published = self.rows["gpu_hours"].to_numpy(float)
-        self.moe = self.rows["params_active"].notna().to_numpy()
+        self.moe = is_moe(self.rows)
         self.log_err = np.array([np.log(predict_hours(self.rows, self.cat, g) / self.published) for g in GRID])
         self._moe_cache: dict[int, np.ndarray] = {}
 
@@ -154,8 +159,7 @@ class Fitter:
     def fit(self, mask: np.ndarray) -> tuple[dict, np.ndarray]:
         """Constants minimising the mean absolute log error on the rows in ``mask`` (stage 1 on its dense
         rows, stage 2 on its MoE rows); returns them and the predicted GPU-hours of every row. With no
-        MoE row in ``mask``, moe_efficiency stays at data/assumptions.csv's value (1.0: no MoE penalty,
-        which is also the physical default)."""
+        MoE row in ``mask``, moe_efficiency stays at data/assumptions.csv's value."""
         mask = np.asarray(mask, bool)
         dense = mask & ~self.moe
         g = int(np.argmin(np.abs(self.log_err[:, dense]).mean(axis=1)))  # first minimum, as a loop would
@@ -250,7 +254,7 @@ SPLIT_REPEATS = 200
 
 
 def report(catalog=None, out=sys.stdout, cv: bool = True) -> dict:
-    """Print the validation and return its headline figures; ``cv`` adds the cross-validation (~10 s)."""
+    """Print the validation and return its headline figures; ``cv`` adds the cross-validation (~20 s)."""
     cat = catalog or load_catalog()
     rows = full_runs(cat)
     pred = predict_hours(rows, cat)
@@ -289,9 +293,9 @@ def report(catalog=None, out=sys.stdout, cv: bool = True) -> dict:
         print(f"\nProspective holdout ({m_pro['n']} runs entered after the constants were frozen): MdAPE "
               f"{m_pro['mdape']:.1%}, {m_pro['within_25pct']:.0%} within +-25 %, worst {m_pro['max_ratio_off']:.2f}x "
               f"(baseline: {b_pro['mdape']:.1%}, {b_pro['within_25pct']:.0%})", file=out)
-        # The MoE shape fix (fourth session) was found on the prospective DeepSeek rows, so only the
-        # dense prospective rows stay a blind test of the model as it now stands.
-        dense_pro = prosp & rows["params_active"].isna().to_numpy()
+        # The MoE shape fix (CHANGELOG) was found on the prospective DeepSeek rows, so only the dense
+        # prospective rows stay a blind test of the model as it now stands.
+        dense_pro = prosp & ~is_moe(rows)
         if dense_pro.any():
             m_dpro, b_dpro = metrics(pub[dense_pro], pred[dense_pro]), metrics(pub[dense_pro], base[dense_pro])
             print(f"  of which dense ({m_dpro['n']} runs, untouched by any model change made after they were entered): "
