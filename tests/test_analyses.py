@@ -470,6 +470,36 @@ def test_time_model_trust_quotes_the_holdout_error_and_the_accelerator_bias(cat)
     assert A.time_model_trust("h100-sxm", slow) != h100
 
 
+def test_time_range_hand_computed():
+    """published / predicted = 1..11: 10th / 50th / 90th percentiles (linear interpolation) 2, 6, 10.
+    Leave-one-out: 1, 2, 10 and 11 fall outside the range of the other ten (e.g. without 2 the 10th
+    percentile of 1,3,...,11 is 1 + 0.9 x 2 = 2.8 > 2), 3..9 inside: coverage 7/11."""
+    r = validate.time_range(np.arange(1.0, 12.0) * 1000.0, np.full(11, 1000.0))
+    assert (r["low"], r["median"], r["high"], r["n"]) == (pytest.approx(2.0), pytest.approx(6.0), pytest.approx(10.0), 11)
+    assert r["loo_coverage"] == pytest.approx(7 / 11)
+    assert np.isnan(validate.time_range([1.0, 2.0], [1.0, 1.0])["loo_coverage"])  # too few runs to leave one out
+    for bad in (([1.0, -2.0], [1.0, 1.0]), ([1.0, np.nan], [1.0, 1.0]), ([], [])):
+        with pytest.raises(ValueError, match=r"published/predicted .* allowed: at least one pair of positive GPU-hours"):
+            validate.time_range(*bad)
+
+
+def test_time_model_trust_gives_the_range_to_plan_for(cat):
+    t = A.accuracy_table(cat)
+    hold = t[t["split"] == "holdout"]
+    r = validate.time_range(hold["published_gpu_hours"], hold["predicted_gpu_hours"])
+    figures = validate.report(cat, out=io.StringIO(), cv=False)
+    assert (figures["range_low"], figures["range_high"]) == (pytest.approx(r["low"]), pytest.approx(r["high"]))
+    # Holdout runs took longer than predicted more often than not (median ratio > 1), and the range is wide.
+    assert 0.7 < r["low"] < 1.0 < r["median"] < r["high"] < 2.5
+    text = A.time_model_trust("a100-80gb-sxm", cat, wall_days=40.0)
+    assert f"between {r['low']:.2f}x and {r['high']:.2f}x the predicted time" in text
+    assert f"For the predicted 40 days, plan for {40 * r['low']:,.0f} to {40 * r['high']:,.0f} days." in text
+    assert f"held for {r['loo_coverage']:.0%} of the held-out runs" in text
+    assert "For the predicted" not in A.time_model_trust("a100-80gb-sxm", cat)
+    with pytest.raises(ValueError, match=r"wall_days"):
+        A.time_model_trust("a100-80gb-sxm", cat, wall_days=-3)
+
+
 def test_time_model_trust_without_holdout_runs_says_the_error_is_unknown(cat, monkeypatch):
     t = A.accuracy_table(cat)
     monkeypatch.setattr(A, "accuracy_table", lambda catalog=None: t.assign(split="calibration"))

@@ -121,7 +121,8 @@ def test_memo_says_how_far_to_trust_the_time_estimate(batch):
     rec = recommend(presets[PRESETS[0]])
     text = _text(batch.html[PRESETS[0]])
     assert "How far to trust the time estimate" in text
-    assert A.time_model_trust(rec.top.accelerator) in text
+    trust = A.time_model_trust(rec.top.accelerator, wall_days=rec.top.wall_days)
+    assert trust in text and "For the predicted " in trust  # the range applied to the pick's own days
 
 
 # --- parameters: validated before anything runs --------------------------------------------------

@@ -125,7 +125,8 @@ def test_assumptions_table_shows_sources_and_snapshot(app):
 def test_robustness_says_how_far_to_trust_the_time_estimate(app):
     from workbook.analyses import time_model_trust
 
-    text = time_model_trust(app.rec.top.accelerator, app.catalog)
+    text = time_model_trust(app.rec.top.accelerator, app.catalog, wall_days=app.rec.top.wall_days)
+    assert "For the predicted " in text  # the pick's own days, with the range to plan for
     assert "How far to trust the time estimate" in app.robustness.value
     assert html.escape(text) in app.robustness.value
     assert f"No published dense run on {app.rec.top.accelerator}" in text  # MI355X: no published run

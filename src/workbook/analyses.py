@@ -1247,14 +1247,21 @@ def accuracy_bias(table: pd.DataFrame) -> pd.DataFrame:
     return out.rename_axis("group").reset_index()
 
 
-def time_model_trust(accelerator: str | None = None, catalog: Catalog | None = None) -> str:
+def time_model_trust(accelerator: str | None = None, catalog: Catalog | None = None,
+                     wall_days: float | None = None) -> str:
     """How far to trust a time estimate, measured on data/published_runs.csv with the catalog's constants.
 
     One paragraph: the median absolute error of GPU-hours on the held-out runs (never used to fit a
-    constant), and, for ``accelerator``, the median signed error on its published dense runs (or that
-    none exists). Derived live from :func:`accuracy_table`, :func:`accuracy_summary` and
-    :func:`accuracy_bias`, so overrides of the constants show here.
+    constant); the range those runs landed in relative to their predictions
+    (:func:`workbook.validate.time_range`, 10th-90th percentile, with its leave-one-out coverage),
+    applied to ``wall_days`` [days] when given; and, for ``accelerator``, the median signed error on
+    its published dense runs (or that none exists). Derived live from :func:`accuracy_table`,
+    :func:`accuracy_summary` and :func:`accuracy_bias`, so overrides of the constants show here.
     """
+    from . import validate  # imported here: `python -m workbook.validate` must not find it preloaded
+
+    if wall_days is not None:
+        check_number("wall_days", wall_days, positive=True)
     table = accuracy_table(catalog)
     summary = accuracy_summary(table).set_index(["model", "runs"])
     text = "Measured against published training runs (python -m workbook.validate):"
@@ -1264,6 +1271,18 @@ def time_model_trust(accelerator: str | None = None, catalog: Catalog | None = N
         m = summary.loc[("engine", "holdout")]
         text += (f" on the {int(m['n'])} held-out runs, which fitted no constant, the predicted GPU-hours are off by a "
                  f"median {m['mdape']:.0%} ({m['within_25pct']:.0%} within +-25 %, worst {m['max_ratio_off']:.1f}x).")
+        hold = table[table["split"] == "holdout"]
+        rng = validate.time_range(hold["published_gpu_hours"], hold["predicted_gpu_hours"])
+        share = validate.RANGE_QUANTILES[1] - validate.RANGE_QUANTILES[0]
+        text += (f" {share:.0%} of them took between {rng['low']:.2f}x and {rng['high']:.2f}x the predicted time, "
+                 f"median {rng['median']:.2f}x.")
+        if wall_days is not None:
+            days = lambda x: f"{x:,.1f}" if x < 10 else f"{x:,.0f}"  # noqa: E731
+            text += (f" For the predicted {days(wall_days)} days, plan for {days(wall_days * rng['low'])} to "
+                     f"{days(wall_days * rng['high'])} days.")
+        if np.isfinite(rng["loo_coverage"]):
+            text += (f" That range held for {rng['loo_coverage']:.0%} of the held-out runs when each was left out "
+                     "of it.")
     if accelerator:
         bias = accuracy_bias(table).set_index("group")
         if accelerator not in bias.index:

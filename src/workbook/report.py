@@ -561,7 +561,8 @@ def _section_trust(rec: Any) -> str:
     from .analyses import time_model_trust
 
     top = getattr(rec, "top", None)
-    text = time_model_trust(getattr(top, "accelerator", None), getattr(rec, "catalog", None))
+    text = time_model_trust(getattr(top, "accelerator", None), getattr(rec, "catalog", None),
+                            wall_days=getattr(top, "wall_days", None))
     return "\n".join(['<section id="trust">', "<h2>How far to trust the time estimate</h2>",
                       f"<p>{_e(text)}</p>", "</section>"])
 

@@ -108,7 +108,7 @@ class WorkbookApp:
         self.scenario = presets[preset]
         self.preset = preset
         self.rec: Recommendation | None = None
-        self._trust_cache: dict[str | None, str] = {}  # time_model_trust per accelerator (self.catalog is fixed)
+        self._trust_cache: dict[tuple, str] = {}  # time_model_trust per (accelerator, days) (self.catalog is fixed)
         self._silent = False
         self.inputs: dict[str, w.Widget] = {}
         self.errors: dict[str, w.HTML] = {}
@@ -425,13 +425,14 @@ class WorkbookApp:
                 + f"<h4>How far to trust the time estimate</h4><p class='wb-small'>{html.escape(self._trust())}</p>")
 
     def _trust(self) -> str:
-        """:func:`workbook.analyses.time_model_trust` for the pick's accelerator (~0.1 s; cached per accelerator)."""
+        """:func:`workbook.analyses.time_model_trust` for the pick's accelerator and days (~0.1 s; cached)."""
         from .analyses import time_model_trust
 
-        acc = self.rec.top.accelerator if self.rec.top is not None else None
-        if acc not in self._trust_cache:
-            self._trust_cache[acc] = time_model_trust(acc, self.catalog)
-        return self._trust_cache[acc]
+        top = self.rec.top
+        acc, days = (top.accelerator, top.wall_days) if top is not None else (None, None)
+        if (acc, days) not in self._trust_cache:
+            self._trust_cache[(acc, days)] = time_model_trust(acc, self.catalog, wall_days=days)
+        return self._trust_cache[(acc, days)]
 
     def _assumptions_html(self) -> str:
         cat = self.catalog

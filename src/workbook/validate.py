@@ -2,8 +2,10 @@
 
 Prints, for every full run used, published vs predicted GPU-hours and the error; then the median
 absolute percentage error (MdAPE), the share within +-25 %, the worst row, and the same figures for
-the naive baseline (one constant MFU, 6 N D, fitted to the same calibration rows); then predicted vs
-published per-GPU throughput ratios between accelerators. Ends with ``name: value`` lines.
+the naive baseline (one constant MFU, 6 N D, fitted to the same calibration rows); the range to plan
+with (:func:`time_range`: where the held-out runs landed relative to their predictions, with its
+leave-one-out coverage); then predicted vs published per-GPU throughput ratios between accelerators.
+Ends with ``name: value`` lines.
 
 ``--fit`` refits the free constants (gemm_efficiency, memory_traffic_bytes_per_token_layer_dmodel,
 tp_overlap_fraction, moe_efficiency) on the calibration rows by grid search on the mean absolute log
@@ -108,6 +110,31 @@ def bias_by_group(groups, errors) -> pd.DataFrame:
     """Run count and median signed error (predicted / published - 1) per group: a systematic bias
     shows here while the MdAPE hides it."""
     return pd.Series(np.asarray(errors, float)).groupby(np.asarray(groups)).agg(runs="size", median_error="median")
+
+
+#: The range quoted around a predicted time (app, memo, ``time_model_trust``): these quantiles of
+#: published / predicted GPU-hours over the held-out runs, an 80 % range.
+RANGE_QUANTILES = (0.10, 0.90)
+
+
+def time_range(published, predicted) -> dict:
+    """Where published runs landed relative to their predictions: the :data:`RANGE_QUANTILES` (``low``,
+    ``high``) and the median of ``published / predicted``, over ``n`` runs; and ``loo_coverage``, the
+    share of runs inside the range computed from all the *other* runs (leave-one-out), an estimate of
+    how often the range holds for a run it has not seen (NaN with fewer than 3 runs)."""
+    r = np.asarray(published, float) / np.asarray(predicted, float)
+    if r.size == 0 or not np.all(np.isfinite(r)) or np.any(r <= 0):
+        raise ValueError(f"published/predicted has {r.size} values, some not finite and positive; allowed: "
+                         "at least one pair of positive GPU-hours")
+    lo, med, hi = np.quantile(r, [RANGE_QUANTILES[0], 0.5, RANGE_QUANTILES[1]])
+    coverage = np.nan
+    if r.size >= 3:
+        inside = []
+        for i in range(r.size):
+            o_lo, o_hi = np.quantile(np.delete(r, i), RANGE_QUANTILES)
+            inside.append(o_lo <= r[i] <= o_hi)
+        coverage = float(np.mean(inside))
+    return {"low": float(lo), "median": float(med), "high": float(hi), "loo_coverage": coverage, "n": int(r.size)}
 
 
 def metrics(published, predicted) -> dict:
@@ -301,6 +328,12 @@ def report(catalog=None, out=sys.stdout, cv: bool = True) -> dict:
             print(f"  of which dense ({m_dpro['n']} runs, untouched by any model change made after they were entered): "
                   f"MdAPE {m_dpro['mdape']:.1%}, {m_dpro['within_25pct']:.0%} within +-25 % "
                   f"(baseline: {b_dpro['mdape']:.1%}, {b_dpro['within_25pct']:.0%})", file=out)
+    rng = time_range(pub[~cal_mask], pred[~cal_mask])
+    print(f"\nRange to plan with: on the {rng['n']} held-out runs the published GPU-hours were {rng['low']:.2f}x to "
+          f"{rng['high']:.2f}x the predicted ({RANGE_QUANTILES[0]:.0%}-{RANGE_QUANTILES[1]:.0%} percentiles, median "
+          f"{rng['median']:.2f}x); each held-out run fell inside the range of the other runs in "
+          f"{rng['loo_coverage']:.0%} of cases (leave-one-out coverage of the nominal "
+          f"{RANGE_QUANTILES[1] - RANGE_QUANTILES[0]:.0%}).", file=out)
     bias = bias_by_group(error_group(rows), pred / pub - 1.0)
     print("\nSigned error by accelerator (median of predicted / published - 1; negative = the runs took longer "
           "than predicted):", file=out)
@@ -321,6 +354,8 @@ def report(catalog=None, out=sys.stdout, cv: bool = True) -> dict:
         "baseline_mfu": base_mfu, "baseline_mdape": b_all["mdape"], "baseline_within_25pct": b_all["within_25pct"],
         "baseline_max_ratio_off": b_all["max_ratio_off"],
         "ratio_mdape": float(np.median(np.abs(ratios["error"]))),
+        "range_low": rng["low"], "range_median": rng["median"], "range_high": rng["high"],
+        "range_loo_coverage": rng["loo_coverage"],
     }
     if prosp.any():
         figures.update({"runs_prospective": m_pro["n"], "prospective_mdape": m_pro["mdape"],
