@@ -240,3 +240,29 @@ def test_sensitivity_added_later_equals_recommend_with_it():
     pd.testing.assert_frame_equal(later.sensitivity, full.sensitivity)
     later.add_sensitivity(samples=200, tornado=False)
     pd.testing.assert_frame_equal(later.monte_carlo, full.monte_carlo)
+
+
+def test_pick_says_whether_it_still_makes_the_deadline_at_the_slow_end_of_published_runs():
+    """The slow end is the 90th percentile of published / predicted GPU-hours on the held-out runs
+    (workbook.validate.time_range); the reason applies it to the pick's days by hand-checkable arithmetic."""
+    from workbook import analyses as A
+    from workbook import validate
+
+    rng = validate.holdout_time_range()
+    t = A.accuracy_table()
+    hold = t[t["split"] == "holdout"]
+    assert rng == validate.time_range(hold["published_gpu_hours"], hold["predicted_gpu_hours"])
+    assert rng["n"] == len(hold) and rng["high"] > 1.0
+    for name, fits in (("funded-startup-30b-domain", True), ("band-7b-to-70b", False)):
+        s = presets[name]
+        rec = recommend(s, sensitivity=False)
+        slow = rec.top.wall_days * rng["high"]
+        ttr = rec.top.lead_time_days + slow
+        assert (ttr <= s.deadline_days) is fits  # both cases: one pick keeps its margin, one loses it
+        line = [r for r in rec.reasons if r.startswith("If the run overshoots its prediction")]
+        assert len(line) == 1
+        assert f"({rng['high']:.2f}x, the 90th percentile of {rng['n']} held-out runs): {slow:,.0f} days, {ttr:,.0f} days" in line[0]
+        margin = abs(s.deadline_days - ttr)
+        word = f"still inside the {s.deadline_days:g}-day deadline by {margin:,.0f} days" if fits else \
+            f"{margin:,.0f} days past the {s.deadline_days:g}-day deadline"
+        assert line[0].endswith(word + ".")

@@ -478,7 +478,9 @@ def recommend(s: Scenario, *, catalog: Catalog | None = None, sensitivity: bool 
         top.sentence = _sentence(s, best, breakeven)
         buy_row = option_row(o, best["accelerator"], best["n_gpus"], "buy-new")
         buy_failed = buy_row["failed"] if buy_row is not None else ""
-        reasons += _why_top(s, best, len(ranked_pos), breakeven, buy_failed)
+        from .validate import holdout_time_range  # lazily: `python -m workbook.validate` must not find it preloaded
+
+        reasons += _why_top(s, best, len(ranked_pos), breakeven, buy_failed, holdout_time_range(cat))
         pairs = narrow.iloc[ranked_pos][["accelerator", "acquisition"]]
         first_of_pair = ranked_pos[~pairs.duplicated().to_numpy()]
         runners = [Option.from_row(o.iloc[i]) for i in first_of_pair[1:4]]
@@ -536,7 +538,8 @@ def breakeven_for(s: Scenario, o: pd.DataFrame, best: pd.Series) -> float:
     return float(breakeven_runs_per_year(buy["fixed_usd_per_year"], idle_year, rent["cost_per_run_usd"], energy_run, idle))
 
 
-def _why_top(s: Scenario, best: pd.Series, n_feasible: int, breakeven: float, buy_failed: str) -> list[str]:
+def _why_top(s: Scenario, best: pd.Series, n_feasible: int, breakeven: float, buy_failed: str,
+             time_range: dict | None = None) -> list[str]:
     out = []
     if s.objective == "cheapest-within-deadline":
         out.append(f"Cheapest of {n_feasible:,} feasible options that finish within the {s.deadline_days:g}-day deadline "
@@ -544,6 +547,18 @@ def _why_top(s: Scenario, best: pd.Series, n_feasible: int, breakeven: float, bu
     else:
         out.append(f"Fastest of {n_feasible:,} feasible options within the ${s.budget_usd:,.0f} first-year budget "
                    f"({best['time_to_result_days']:,.1f} days to a finished run, lead time included).")
+    if time_range is not None:
+        from .validate import RANGE_QUANTILES
+
+        slow = best["wall_days"] * time_range["high"]
+        ttr = best["lead_time_days"] + slow
+        margin = s.deadline_days - ttr
+        days = lambda x: f"{x:,.1f} day{'' if x == 1 else 's'}" if x < 10 else f"{x:,.0f} days"  # noqa: E731
+        verdict = (f"still inside the {s.deadline_days:g}-day deadline by {days(margin)}" if margin >= 0
+                   else f"{days(-margin)} past the {s.deadline_days:g}-day deadline")
+        out.append(f"If the run overshoots its prediction as much as the slowest tenth of published pre-training runs "
+                   f"did ({time_range['high']:.2f}x, the {RANGE_QUANTILES[1] * 100:.0f}th percentile of "
+                   f"{time_range['n']} held-out runs): {days(slow)}, {days(ttr)} to a finished run, {verdict}.")
     out.append(f"Fits in memory: {best['memory_per_gpu_gb']:,.0f} of {best['memory_gb_available']:g} GB per GPU "
                f"({best['layout']}); estimated MFU {best['mfu']:.0%}.")
     out.append(f"First-year cost ${best['first_year_cost_usd']:,.0f} of the ${s.budget_usd:,.0f} budget; "

@@ -137,6 +137,17 @@ def time_range(published, predicted) -> dict:
     return {"low": float(lo), "median": float(med), "high": float(hi), "loo_coverage": coverage, "n": int(r.size)}
 
 
+def holdout_time_range(catalog=None) -> dict | None:
+    """:func:`time_range` of the held-out runs, predicted with the catalog's constants (None when no
+    run is held out)."""
+    cat = catalog or load_catalog()
+    rows = full_runs(cat)
+    hold = rows[rows["split"] == "holdout"]
+    if hold.empty:
+        return None
+    return time_range(hold["gpu_hours"].to_numpy(float), predict_hours(hold, cat))
+
+
 def metrics(published, predicted) -> dict:
     err = (np.asarray(predicted) - np.asarray(published)) / np.asarray(published)
     ratio = np.asarray(predicted) / np.asarray(published)
