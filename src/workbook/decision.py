@@ -480,7 +480,8 @@ def recommend(s: Scenario, *, catalog: Catalog | None = None, sensitivity: bool 
         buy_failed = buy_row["failed"] if buy_row is not None else ""
         from .validate import holdout_time_range  # lazily: `python -m workbook.validate` must not find it preloaded
 
-        reasons += _why_top(s, best, len(ranked_pos), breakeven, buy_failed, holdout_time_range(cat))
+        rng = holdout_time_range(cat)
+        reasons += _why_top(s, best, len(ranked_pos), breakeven, buy_failed, rng, _robust_option(s, o, ranked_pos, rng))
         pairs = narrow.iloc[ranked_pos][["accelerator", "acquisition"]]
         first_of_pair = ranked_pos[~pairs.duplicated().to_numpy()]
         runners = [Option.from_row(o.iloc[i]) for i in first_of_pair[1:4]]
@@ -538,8 +539,19 @@ def breakeven_for(s: Scenario, o: pd.DataFrame, best: pd.Series) -> float:
     return float(breakeven_runs_per_year(buy["fixed_usd_per_year"], idle_year, rent["cost_per_run_usd"], energy_run, idle))
 
 
+def _robust_option(s: Scenario, o: pd.DataFrame, ranked_pos: np.ndarray, time_range: dict | None) -> pd.Series | None:
+    """The best-ranked feasible option that still makes the deadline when its run takes ``time_range["high"]``
+    times its prediction (None when there is no range or no such option)."""
+    if time_range is None or len(ranked_pos) == 0:
+        return None
+    slow_ttr = (o["lead_time_days"].to_numpy(float)[ranked_pos]
+                + o["wall_days"].to_numpy(float)[ranked_pos] * time_range["high"])
+    ok = np.flatnonzero(slow_ttr <= s.deadline_days)
+    return o.iloc[ranked_pos[ok[0]]] if len(ok) else None
+
+
 def _why_top(s: Scenario, best: pd.Series, n_feasible: int, breakeven: float, buy_failed: str,
-             time_range: dict | None = None) -> list[str]:
+             time_range: dict | None = None, robust: pd.Series | None = None) -> list[str]:
     out = []
     if s.objective == "cheapest-within-deadline":
         out.append(f"Cheapest of {n_feasible:,} feasible options that finish within the {s.deadline_days:g}-day deadline "
@@ -558,7 +570,12 @@ def _why_top(s: Scenario, best: pd.Series, n_feasible: int, breakeven: float, bu
                    else f"{days(-margin)} past the {s.deadline_days:g}-day deadline")
         out.append(f"If the run overshoots its prediction as much as the slowest tenth of published pre-training runs "
                    f"did ({time_range['high']:.2f}x, the {RANGE_QUANTILES[1] * 100:.0f}th percentile of "
-                   f"{time_range['n']} held-out runs): {days(slow)}, {days(ttr)} to a finished run, {verdict}.")
+                   f"{time_range['n']} held-out runs): {days(slow)}, {days(ttr)} to a finished run, {verdict}."
+                   + ("" if margin >= 0 else
+                      " No feasible option would still make it." if robust is None else
+                      f" The best-ranked option that would: {MODE_PHRASE[robust['acquisition']]} {int(robust['n_gpus'])} x "
+                      f"{robust['name']}, {robust['wall_days']:,.1f} days, ${robust['cost_per_run_usd']:,.0f} per run "
+                      f"({_delta(robust['cost_per_run_usd'], best['cost_per_run_usd'])})."))
     out.append(f"Fits in memory: {best['memory_per_gpu_gb']:,.0f} of {best['memory_gb_available']:g} GB per GPU "
                f"({best['layout']}); estimated MFU {best['mfu']:.0%}.")
     out.append(f"First-year cost ${best['first_year_cost_usd']:,.0f} of the ${s.budget_usd:,.0f} budget; "
