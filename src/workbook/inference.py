@@ -10,6 +10,15 @@ Decode is memory-bandwidth bound: every step reads the weights once plus each se
 
 with the batch ``B`` capped by memory: ``(g * usable - W) / kv_bytes(ctx)``.
 KV bytes per token = 2 (K and V) x layers x d_model x kv_heads_ratio x bytes per value.
+
+Mixture of experts (``n_active_params`` < ``n_params``): every expert must be resident, so ``W`` and
+the GPUs per replica follow the total; the KV cache follows the active path's shape (attention is
+not routed; the shape rule of :func:`workbook.compute.model_shape`, as in training); compute is
+``2 N_active`` per token; and a decode step reads only the weights its batch routes to. With a share
+``a = N_active / N`` of the weights used per token and balanced routing (the design goal of the
+load-balancing loss, Fedus et al. 2021, arXiv 2101.03961), the expected share read by ``B`` tokens is
+``1 - (1 - a)^B``: ``a`` at batch 1 (the active weights), all of them at large batches. Dense:
+``a = 1``, the formula above.
 """
 
 from __future__ import annotations
@@ -40,15 +49,17 @@ class InferenceEstimate:
     price_basis: str
 
 
-def inference_frame(n_params, accelerators=None, *, precision="bf16", context_tokens=4096, max_batch=256,
-                    prompt_share=0.5, price_basis="rent-on-demand", catalog: Catalog | None = None,
+def inference_frame(n_params, accelerators=None, *, n_active_params=None, precision="bf16", context_tokens=4096,
+                    max_batch=256, prompt_share=0.5, price_basis="rent-on-demand", catalog: Catalog | None = None,
                     assumptions=None) -> pd.DataFrame:
     """Serving estimate for a model on each accelerator (one row per accelerator).
 
     Parameters
     ----------
     n_params : float
-        Parameters [count].
+        Parameters [count] (all experts of a mixture of experts).
+    n_active_params : float, optional
+        Mixture of experts: parameters used per token [count] (default: dense, ``n_params``).
     accelerators : list of str, optional
         Catalog ids (default: all with the precision).
     precision : {"bf16", "fp8", "fp4"}
@@ -65,6 +76,11 @@ def inference_frame(n_params, accelerators=None, *, precision="bf16", context_to
     cat = catalog or load_catalog()
     a = assumption_values(cat, assumptions)
     check_number("n_params", n_params, positive=True)
+    active = float(n_params) if n_active_params is None else float(check_number("n_active_params", n_active_params,
+                                                                                 positive=True))
+    if active > float(n_params) * (1 + 1e-9):
+        raise ValueError(f"n_active_params={n_active_params!r} exceeds n_params={n_params!r}; allowed: "
+                         "0 < n_active_params <= n_params")
     check_choice("precision", precision, WEIGHT_BYTES)
     check_number("context_tokens", context_tokens, positive=True, integer=True)
     check_number("max_batch", max_batch, positive=True, integer=True)
@@ -78,7 +94,7 @@ def inference_frame(n_params, accelerators=None, *, precision="bf16", context_to
     peak = spec[f"tflops_dense_{precision}"].to_numpy(float)
     ok = np.isfinite(peak)
     spec, peak, ids = spec[ok], peak[ok], [i for i, k in zip(ids, ok) if k]
-    L, d = compute.model_shape(n_params)
+    L, d = compute.model_shape(active)
     W = float(n_params) * WEIGHT_BYTES[precision]
     kv_per_seq = 2.0 * float(L) * float(d) * a["kv_heads_ratio"] * 2.0 * context_tokens
     usable = spec["memory_gb"].to_numpy(float) * 1e9 * a["memory_usable_fraction"]
@@ -87,14 +103,16 @@ def inference_frame(n_params, accelerators=None, *, precision="bf16", context_to
     batch = np.clip(np.floor((g * usable - W) / kv_per_seq), 1, max_batch)
     bw = spec["memory_bw_tbps"].to_numpy(float) * 1e12 * a["inference_bw_efficiency"]
     rate = peak * 1e12 * a["inference_compute_efficiency"]
-    step = np.maximum((W + batch * kv_per_seq) / (g * bw), 2.0 * n_params * batch / (g * rate))
+    weights_read = W * (1.0 - (1.0 - active / float(n_params)) ** batch)
+    step = np.maximum((weights_read + batch * kv_per_seq) / (g * bw), 2.0 * active * batch / (g * rate))
     decode = batch / step / g
-    prefill = rate / (2.0 * n_params)
+    prefill = rate / (2.0 * active)
     blended = 1.0 / (prompt_share / prefill + (1.0 - prompt_share) / decode)
     price = _price_per_gpu_hour(cat, a, ids, price_basis)
     usd_per_m = price / (blended * 3600.0) * 1e6
     return pd.DataFrame({
         "accelerator": ids, "gpus_per_replica": g.astype(int), "batch": batch.astype(int),
+        "weights_read_gb_per_step": weights_read / 1e9,
         "decode_tokens_per_s_per_gpu": decode, "prefill_tokens_per_s_per_gpu": prefill,
         "blended_tokens_per_s_per_gpu": blended, "price_usd_per_gpu_hour": price,
         "usd_per_million_tokens": usd_per_m, "price_basis": price_basis,
