@@ -419,7 +419,7 @@ def test_accuracy_summary_matches_validate_report(cat):
 
 
 def test_prospective_holdout_is_the_runs_entered_after_the_freeze(cat):
-    """The 24 runs entered on 2026-11-30 after the constants were frozen are held out and marked."""
+    """The 30 runs entered on 2026-11-30 after the constants were frozen are held out and marked."""
     t = A.accuracy_table(cat)
     prosp = t[t["prospective"]]
     assert sorted(prosp["run_id"]) == sorted(["llama2-13b", "llama31-70b", "falcon-180b", "phi3-small-7b",
@@ -427,25 +427,27 @@ def test_prospective_holdout_is_the_runs_entered_after_the_freeze(cat):
                                               "deepseek-v3", "deepseek-v2-per-1t", "phi2-2.7b", "phi4-mini-3.8b",
                                               "falcon-7b", "falcon2-11b", "nemotron4-15b", "stablelm-3b-4e1t",
                                               "stablelm2-1.6b", "jetmoe-8b", "biomedlm-2.7b", "mobilellm-125m",
-                                              "mobilellm-350m", "mobilellm-600m", "mobilellm-1b", "mobilellm-1.5b"])
+                                              "mobilellm-350m", "mobilellm-600m", "mobilellm-1b", "mobilellm-1.5b",
+                                              "lucie-7b", "sea-lion-3b", "sea-lion-7b", "smollm-135m", "cosmo-1b",
+                                              "pleias-3b"])
     assert (prosp["split"] == "holdout").all()
     s = A.accuracy_summary(t).set_index(["model", "runs"])
     figures = validate.report(cat, out=io.StringIO(), cv=False)
-    assert s.loc[("engine", "prospective holdout"), "n"] == figures["runs_prospective"] == 24
+    assert s.loc[("engine", "prospective holdout"), "n"] == figures["runs_prospective"] == 30
     assert s.loc[("engine", "prospective holdout"), "mdape"] == pytest.approx(figures["prospective_mdape"])
-    # Hand check: the median of the 24 absolute errors is the mean of the 12th and 13th smallest.
-    assert figures["prospective_mdape"] == pytest.approx(np.mean(sorted(abs(prosp["error"]))[11:13]))
-    # The 20 dense ones (the MoE shape fix was found on the DeepSeek rows): mean of the 10th and 11th smallest.
+    # Hand check: the median of the 30 absolute errors is the mean of the 15th and 16th smallest.
+    assert figures["prospective_mdape"] == pytest.approx(np.mean(sorted(abs(prosp["error"]))[14:16]))
+    # The 26 dense ones (the MoE shape fix was found on the DeepSeek rows): mean of the 13th and 14th smallest.
     dense = sorted(abs(prosp.loc[prosp["group"] != "MoE (any)", "error"]))
-    assert figures["runs_prospective_dense"] == len(dense) == 20
-    assert figures["prospective_dense_mdape"] == pytest.approx(np.mean(dense[9:11]))
+    assert figures["runs_prospective_dense"] == len(dense) == 26
+    assert figures["prospective_dense_mdape"] == pytest.approx(np.mean(dense[12:14]))
 
 
 def test_accuracy_bias_is_the_median_signed_error_per_group(cat):
     t = A.accuracy_table(cat)
     b = A.accuracy_bias(t).set_index("group")
     h100 = t[(t["accelerator"] == "h100-sxm") & (t["group"] != "MoE (any)")]["error"]
-    assert b.loc["h100-sxm", "runs"] == len(h100) == 12
+    assert b.loc["h100-sxm", "runs"] == len(h100) == 16
     assert b.loc["h100-sxm", "median_error"] == pytest.approx(np.median(h100))
     assert set(t.loc[t["group"] == "MoE (any)", "run_id"]) == {"llama4-scout", "phi35-moe", "deepseek-v3", "deepseek-v2-per-1t",
                                                              "jetmoe-8b"}
@@ -463,7 +465,7 @@ def test_time_model_trust_quotes_the_holdout_error_and_the_accelerator_bias(cat)
     assert f"on the {m['n']} held-out runs" in h100 and f"a median {m['mdape']:.0%}" in h100
     med = float(np.median(t[t["group"] == "h100-sxm"]["error"]))
     assert med < -0.1  # the dense H100 runs took longer than predicted (README, Accuracy)
-    assert f"On the 12 published dense runs on h100-sxm the runs took longer than predicted by a median {-med:.0%}" in h100
+    assert f"On the 16 published dense runs on h100-sxm the runs took longer than predicted by a median {-med:.0%}" in h100
     assert h100.endswith("optimistic.")
     assert "No published dense run on gb200-nvl72" in A.time_model_trust("gb200-nvl72", cat)
     # An override of a fitted constant shows: a lower GEMM efficiency makes every prediction slower.

@@ -270,7 +270,8 @@ def test_pick_says_whether_it_still_makes_the_deadline_at_the_slow_end_of_publis
 
 def test_a_pick_that_misses_at_the_slow_end_names_the_cheapest_option_that_would_not():
     """band-7b-to-70b (cheapest within 90 days): the pick needs 86 of the 90 days. Among the feasible
-    options whose run, at 1.67x its prediction, still ends before the deadline, the cheapest is named."""
+    options whose run, at the slow end of the range (rng["high"] x its prediction), still ends before the
+    deadline, the cheapest is named."""
     from workbook import validate
 
     s = presets["band-7b-to-70b"]
