@@ -487,6 +487,37 @@ def test_time_range_hand_computed():
             validate.time_range(*bad)
 
 
+def test_forward_range_check_hand_computed():
+    """published / predicted = 1, 2, 3 (first split) | 1.5, 5 (batch 1) | 2.5 (batch 2). Batch 1 against
+    the range of 1, 2, 3 (1.2x-2.8x): 1.5 inside, 5 outside. Batch 2 against 1, 1.5, 2, 3, 5 (10th
+    percentile 1 + 0.4 x 0.5 = 1.2, 90th 3 + 0.6 x 2 = 4.2): 2.5 inside. 2 of 3 in all."""
+    fw = validate.forward_range_check([0, 0, 0, 1, 1, 2], [True] * 6, [1.0, 2.0, 3.0, 1.5, 5.0, 2.5], [1.0] * 6)
+    assert list(fw["batch"]) == list(validate.ENTRY_BATCHES[:2])
+    assert list(fw["runs_before"]) == [3, 5] and list(fw["runs"]) == [2, 1] and list(fw["inside"]) == [1, 1]
+    np.testing.assert_allclose(fw[["low", "high"]].to_numpy(), [[1.2, 2.8], [1.2, 4.2]])
+    # Calibration rows (holdout False) never set the range: batch 1 then has nothing before it.
+    assert validate.forward_range_check([0, 1], [False, True], [1.0, 1.0], [1.0, 1.0]).empty
+
+
+def test_entry_batches_are_read_from_split_reason(cat):
+    rows = validate.full_runs(cat)
+    b = validate.entry_batch(rows)
+    assert (b >= 1).sum() == validate.is_prospective(rows).sum() == 30
+    assert np.bincount(b).tolist() == [25, 8, 9, 7, 6]  # first split; third session; fourth; fifth; fifth, second search
+    assert rows.loc[b == 4, "run_id"].tolist()[:2] == ["lucie-7b", "sea-lion-3b"]
+    bad = rows.head(1).assign(split_reason="usable; added 2026-12-01 (sixth session) after the constants were frozen")
+    with pytest.raises(ValueError, match=r"entry batch 'sixth session' is unknown; allowed: third session"):
+        validate.entry_batch(bad)
+    with pytest.raises(ValueError, match=r"names no batch"):
+        validate.entry_batch(bad.assign(split_reason="usable; after the constants were frozen"))
+    figures = validate.report(cat, out=io.StringIO(), cv=False)
+    t = A.accuracy_table(cat)
+    fw = validate.forward_range_check(t["entry_batch"], t["split"] == "holdout", t["published_gpu_hours"],
+                                      t["predicted_gpu_hours"])
+    assert (figures["range_forward_runs"], figures["range_forward_inside"]) == (30, fw["inside"].sum())
+    assert f"for {fw['inside'].sum()} of 30 (" in A.time_model_trust("h100-sxm", cat)
+
+
 def test_time_model_trust_gives_the_range_to_plan_for(cat):
     t = A.accuracy_table(cat)
     hold = t[t["split"] == "holdout"]

@@ -1178,7 +1178,7 @@ def accuracy_table(catalog: Catalog | None = None, out_of_sample: bool = False) 
     ``accelerator``, ``n_gpus``, ``gpu_count_assumed``, ``published_gpu_hours``,
     ``predicted_gpu_hours``, ``error`` (predicted / published - 1), ``baseline_gpu_hours``,
     ``baseline_error``, ``group`` (accelerator, or "MoE (any)"), ``prospective`` (a holdout run entered
-    after the constants were frozen); with ``out_of_sample`` (about 10 s) also ``loo_gpu_hours`` / ``loo_error`` and
+    after the constants were frozen), ``entry_batch`` (:func:`workbook.validate.entry_batch`); with ``out_of_sample`` (about 10 s) also ``loo_gpu_hours`` / ``loo_error`` and
     ``baseline_loo_gpu_hours``: each run predicted with the constants refitted on all the other runs
     (:class:`workbook.validate.Fitter`, :func:`workbook.validate.baseline_leave_one_out`).
     """
@@ -1196,6 +1196,7 @@ def accuracy_table(catalog: Catalog | None = None, out_of_sample: bool = False) 
         "published_gpu_hours": pub, "predicted_gpu_hours": pred, "error": pred / pub - 1.0,
         "baseline_gpu_hours": base, "baseline_error": base / pub - 1.0,
         "group": validate.error_group(rows), "prospective": validate.is_prospective(rows),
+        "entry_batch": validate.entry_batch(rows),
     })
     if out_of_sample:
         table["loo_gpu_hours"] = validate.Fitter(rows, cat).leave_one_out()
@@ -1282,7 +1283,19 @@ def time_model_trust(accelerator: str | None = None, catalog: Catalog | None = N
                      f"{days(wall_days * rng['high'])} days.")
         if np.isfinite(rng["loo_coverage"]):
             text += (f" That range held for {rng['loo_coverage']:.0%} of the held-out runs when each was left out "
-                     "of it.")
+                     "of it")
+            fw = validate.forward_range_check(table["entry_batch"], table["split"] == "holdout",
+                                              table["published_gpu_hours"], table["predicted_gpu_hours"])
+            if len(fw):
+                inside, runs = int(fw["inside"].sum()), int(fw["runs"].sum())
+                fwd = inside / runs
+                text += (f", {'but only' if fwd < rng['loo_coverage'] - 0.05 else 'and'} for {inside} of {runs} "
+                         f"({fwd:.0%}) checked forward in time (each batch of runs entered later, against the range "
+                         "of the runs entered before it).")
+                if fwd < share - 0.1:  # well under the nominal 80 %
+                    text += " Treat the range as a floor on the uncertainty, not a bound."
+            else:
+                text += "."
     if accelerator:
         bias = accuracy_bias(table).set_index("group")
         if accelerator not in bias.index:

@@ -4,7 +4,8 @@ Prints, for every full run used, published vs predicted GPU-hours and the error;
 absolute percentage error (MdAPE), the share within +-25 %, the worst row, and the same figures for
 the naive baseline (one constant MFU, 6 N D, fitted to the same calibration rows); the range to plan
 with (:func:`time_range`: where the held-out runs landed relative to their predictions, with its
-leave-one-out coverage); then predicted vs published per-GPU throughput ratios between accelerators.
+leave-one-out coverage, and :func:`forward_range_check`: each later batch of runs against the range
+of the runs entered before it); then predicted vs published per-GPU throughput ratios between accelerators.
 Ends with ``name: value`` lines.
 
 ``--fit`` refits the free constants (gemm_efficiency, memory_traffic_bytes_per_token_layer_dmodel,
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import re
 import sys
 from pathlib import Path
 
@@ -37,6 +39,10 @@ ASSUMED_GPU_COUNT = 2048
 #: Marks (in ``split_reason``) the holdout rows added after the constants were frozen: a prospective
 #: test, since the constants were fitted before these runs were entered (data/README.md).
 PROSPECTIVE_MARK = "after the constants were frozen"
+#: The batches of prospective runs in the order they were entered: the parenthesis in "added <date>
+#: (<batch>) after the constants were frozen" (``split_reason``). Append a new batch here.
+ENTRY_BATCHES = ("third session", "fourth session", "fifth session", "fifth session, second search")
+_BATCH = re.compile(r"added \d{4}-\d{2}-\d{2} \(([^)]*)\) " + re.escape(PROSPECTIVE_MARK))
 FIT_PARAMS = ("gemm_efficiency", "memory_traffic_bytes_per_token_layer_dmodel", "tp_overlap_fraction", "moe_efficiency")
 
 
@@ -106,6 +112,22 @@ def is_prospective(rows: pd.DataFrame) -> np.ndarray:
     return rows["split_reason"].str.contains(PROSPECTIVE_MARK, regex=False).to_numpy()
 
 
+def entry_batch(rows: pd.DataFrame) -> np.ndarray:
+    """When each run was entered: 0 with the first calibration / holdout split, ``k`` with the k-th
+    batch of :data:`ENTRY_BATCHES` (read from ``split_reason``)."""
+    out = []
+    for run, reason in zip(rows["run_id"], rows["split_reason"]):
+        m = _BATCH.search(reason)
+        if m is None and PROSPECTIVE_MARK in reason:
+            raise ValueError(f"run {run!r}: split_reason says {PROSPECTIVE_MARK!r} but names no batch; allowed: "
+                             f"'added <date> (<batch>) {PROSPECTIVE_MARK}'")
+        if m is not None and m.group(1) not in ENTRY_BATCHES:
+            raise ValueError(f"run {run!r}: entry batch {m.group(1)!r} is unknown; allowed: {', '.join(ENTRY_BATCHES)} "
+                             "(append a new batch to workbook.validate.ENTRY_BATCHES)")
+        out.append(0 if m is None else ENTRY_BATCHES.index(m.group(1)) + 1)
+    return np.array(out, int)
+
+
 def bias_by_group(groups, errors) -> pd.DataFrame:
     """Run count and median signed error (predicted / published - 1) per group: a systematic bias
     shows here while the MdAPE hides it."""
@@ -135,6 +157,25 @@ def time_range(published, predicted) -> dict:
             inside.append(o_lo <= r[i] <= o_hi)
         coverage = float(np.mean(inside))
     return {"low": float(lo), "median": float(med), "high": float(hi), "loo_coverage": coverage, "n": int(r.size)}
+
+
+def forward_range_check(batch, holdout, published, predicted) -> pd.DataFrame:
+    """The range checked forward in time: each batch of runs entered after the first split (``batch`` >= 1,
+    :func:`entry_batch`) against :func:`time_range` of the held-out runs entered before it. One row per
+    batch: ``batch`` (its name), ``runs_before``, ``low``, ``high``, ``runs``, ``inside``. Predictions are
+    the ones passed in (today's constants), not those of the day the batch was entered."""
+    batch, holdout = np.asarray(batch, int), np.asarray(holdout, bool)
+    r = np.asarray(published, float) / np.asarray(predicted, float)
+    rows = []
+    for k in sorted(set(batch[batch >= 1])):
+        before, now = holdout & (batch < k), batch == k
+        if not before.any():
+            continue
+        rng = time_range(np.asarray(published, float)[before], np.asarray(predicted, float)[before])
+        rows.append({"batch": ENTRY_BATCHES[k - 1], "runs_before": int(before.sum()), "low": rng["low"],
+                     "high": rng["high"], "runs": int(now.sum()),
+                     "inside": int(((r[now] >= rng["low"]) & (r[now] <= rng["high"])).sum())})
+    return pd.DataFrame(rows, columns=["batch", "runs_before", "low", "high", "runs", "inside"])
 
 
 def holdout_time_range(catalog=None) -> dict | None:
@@ -345,6 +386,12 @@ def report(catalog=None, out=sys.stdout, cv: bool = True) -> dict:
           f"{rng['median']:.2f}x); each held-out run fell inside the range of the other runs in "
           f"{rng['loo_coverage']:.0%} of cases (leave-one-out coverage of the nominal "
           f"{RANGE_QUANTILES[1] - RANGE_QUANTILES[0]:.0%}).", file=out)
+    forward = forward_range_check(entry_batch(rows), ~cal_mask, pub, pred)
+    if len(forward):
+        print("Checked forward in time: each batch of runs entered later, against the range of the held-out runs "
+              "entered before it (today's constants):", file=out)
+        print(forward.to_string(index=False, formatters={"low": "{:.2f}x".format, "high": "{:.2f}x".format}), file=out)
+        print(f"  inside: {forward['inside'].sum()} of {forward['runs'].sum()} runs", file=out)
     bias = bias_by_group(error_group(rows), pred / pub - 1.0)
     print("\nSigned error by accelerator (median of predicted / published - 1; negative = the runs took longer "
           "than predicted):", file=out)
@@ -368,6 +415,9 @@ def report(catalog=None, out=sys.stdout, cv: bool = True) -> dict:
         "range_low": rng["low"], "range_median": rng["median"], "range_high": rng["high"],
         "range_loo_coverage": rng["loo_coverage"],
     }
+    if len(forward):
+        figures.update({"range_forward_runs": int(forward["runs"].sum()), "range_forward_inside": int(forward["inside"].sum()),
+                        "range_forward_coverage": float(forward["inside"].sum() / forward["runs"].sum())})
     if prosp.any():
         figures.update({"runs_prospective": m_pro["n"], "prospective_mdape": m_pro["mdape"],
                         "prospective_within_25pct": m_pro["within_25pct"], "prospective_baseline_mdape": b_pro["mdape"]})
