@@ -25,7 +25,7 @@ import pandas as pd
 from . import cost
 from .catalog import Catalog, load_catalog
 from .claims import check_claim
-from .decision import breakeven_for, evaluate, gpu_counts, recommend
+from .decision import breakeven_for, days_text, evaluate, gpu_counts, recommend
 from .estimate import METHODS, PRECISIONS, assumption_values, estimate_frame
 from .inference import inference_frame
 from .memory import FROZEN_BASE_BYTES, GB, STATE_BYTES, activation_memory_gb
@@ -1178,8 +1178,8 @@ def accuracy_table(catalog: Catalog | None = None, out_of_sample: bool = False) 
     ``accelerator``, ``n_gpus``, ``gpu_count_assumed``, ``published_gpu_hours``,
     ``predicted_gpu_hours``, ``error`` (predicted / published - 1), ``baseline_gpu_hours``,
     ``baseline_error``, ``group`` (accelerator, or "MoE (any)"), ``prospective`` (a holdout run entered
-    after the constants were frozen), ``entry_batch`` (:func:`workbook.validate.entry_batch`); with ``out_of_sample`` (about 10 s) also ``loo_gpu_hours`` / ``loo_error`` and
-    ``baseline_loo_gpu_hours``: each run predicted with the constants refitted on all the other runs
+    after the constants were frozen), ``entry_batch`` (:func:`workbook.validate.entry_batch`); with
+    ``out_of_sample`` (about 10 s) also ``loo_gpu_hours`` / ``loo_error`` and ``baseline_loo_gpu_hours``: each run predicted with the constants refitted on all the other runs
     (:class:`workbook.validate.Fitter`, :func:`workbook.validate.baseline_leave_one_out`).
     """
     from . import validate  # imported here: `python -m workbook.validate` must not find it preloaded
@@ -1254,8 +1254,9 @@ def time_model_trust(accelerator: str | None = None, catalog: Catalog | None = N
 
     One paragraph: the median absolute error of GPU-hours on the held-out runs (never used to fit a
     constant); the range those runs landed in relative to their predictions
-    (:func:`workbook.validate.time_range`, 10th-90th percentile, with its leave-one-out coverage),
-    applied to ``wall_days`` [days] when given; and, for ``accelerator``, the median signed error on
+    (:func:`workbook.validate.time_range`, 10th-90th percentile, with its leave-one-out coverage and
+    its coverage checked forward in time, :func:`workbook.validate.forward_range_check`), applied to
+    ``wall_days`` [days] when given; and, for ``accelerator``, the median signed error on
     its published dense runs (or that none exists). Derived live from :func:`accuracy_table`,
     :func:`accuracy_summary` and :func:`accuracy_bias`, so overrides of the constants show here.
     """
@@ -1278,9 +1279,8 @@ def time_model_trust(accelerator: str | None = None, catalog: Catalog | None = N
         text += (f" {share:.0%} of them took between {rng['low']:.2f}x and {rng['high']:.2f}x the predicted time, "
                  f"median {rng['median']:.2f}x.")
         if wall_days is not None:
-            days = lambda x: f"{x:,.1f}" if x < 10 else f"{x:,.0f}"  # noqa: E731
-            text += (f" For the predicted {days(wall_days)} days, plan for {days(wall_days * rng['low'])} to "
-                     f"{days(wall_days * rng['high'])} days.")
+            text += (f" For the predicted {days_text(wall_days)}, plan for {days_text(wall_days * rng['low'], unit=False)}"
+                     f" to {days_text(wall_days * rng['high'])}.")
         if np.isfinite(rng["loo_coverage"]):
             text += (f" That range held for {rng['loo_coverage']:.0%} of the held-out runs when each was left out "
                      "of it")

@@ -539,6 +539,12 @@ def breakeven_for(s: Scenario, o: pd.DataFrame, best: pd.Series) -> float:
     return float(breakeven_runs_per_year(buy["fixed_usd_per_year"], idle_year, rent["cost_per_run_usd"], energy_run, idle))
 
 
+def days_text(x: float, unit: bool = True) -> str:
+    """Days for a sentence: one decimal under 10 days, whole days from 10 on (with the unit unless not ``unit``)."""
+    v = f"{x:,.1f}" if x < 10 else f"{x:,.0f}"
+    return f"{v} day{'' if v == '1.0' else 's'}" if unit else v
+
+
 def _robust_option(s: Scenario, o: pd.DataFrame, ranked_pos: np.ndarray, time_range: dict | None) -> pd.Series | None:
     """The best-ranked feasible option that still makes the deadline when its run takes ``time_range["high"]``
     times its prediction (None when there is no range or no such option)."""
@@ -565,7 +571,7 @@ def _why_top(s: Scenario, best: pd.Series, n_feasible: int, breakeven: float, bu
         slow = best["wall_days"] * time_range["high"]
         ttr = best["lead_time_days"] + slow
         margin = s.deadline_days - ttr
-        days = lambda x: f"{x:,.1f} day{'' if x == 1 else 's'}" if x < 10 else f"{x:,.0f} days"  # noqa: E731
+        days = days_text
         verdict = (f"still inside the {s.deadline_days:g}-day deadline by {days(margin)}" if margin >= 0
                    else f"{days(-margin)} past the {s.deadline_days:g}-day deadline")
         out.append(f"If the run overshoots its prediction as much as the slowest tenth of published pre-training runs "
