@@ -1190,13 +1190,13 @@ def accuracy_table(catalog: Catalog | None = None, out_of_sample: bool = False) 
     base_mfu = validate.fit_baseline_mfu(rows[rows["split"] == "calibration"], cat)
     base = validate.baseline_hours(rows, base_mfu, cat)
     pub = rows["gpu_hours"].to_numpy(float)
+    batch = validate.entry_batch(rows)
     table = pd.DataFrame({
         "run_id": rows["run_id"], "model": rows["model"], "split": rows["split"], "accelerator": rows["accelerator_id"],
         "n_gpus": rows["n_gpus"].astype(int), "gpu_count_assumed": rows["gpu_count_assumed"].astype(bool),
         "published_gpu_hours": pub, "predicted_gpu_hours": pred, "error": pred / pub - 1.0,
         "baseline_gpu_hours": base, "baseline_error": base / pub - 1.0,
-        "group": validate.error_group(rows), "prospective": validate.is_prospective(rows),
-        "entry_batch": validate.entry_batch(rows),
+        "group": validate.error_group(rows), "prospective": batch >= 1, "entry_batch": batch,
     })
     if out_of_sample:
         table["loo_gpu_hours"] = validate.Fitter(rows, cat).leave_one_out()

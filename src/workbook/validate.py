@@ -107,11 +107,6 @@ def error_group(rows: pd.DataFrame) -> np.ndarray:
     return np.where(is_moe(rows), "MoE (any)", rows["accelerator_id"])
 
 
-def is_prospective(rows: pd.DataFrame) -> np.ndarray:
-    """Holdout rows entered after the constants were frozen (:data:`PROSPECTIVE_MARK` in ``split_reason``)."""
-    return rows["split_reason"].str.contains(PROSPECTIVE_MARK, regex=False).to_numpy()
-
-
 def entry_batch(rows: pd.DataFrame) -> np.ndarray:
     """When each run was entered: 0 with the first calibration / holdout split, ``k`` with the k-th
     batch of :data:`ENTRY_BATCHES` (read from ``split_reason``)."""
@@ -126,6 +121,11 @@ def entry_batch(rows: pd.DataFrame) -> np.ndarray:
                              "(append a new batch to workbook.validate.ENTRY_BATCHES)")
         out.append(0 if m is None else ENTRY_BATCHES.index(m.group(1)) + 1)
     return np.array(out, int)
+
+
+def is_prospective(rows: pd.DataFrame) -> np.ndarray:
+    """Holdout rows entered after the constants were frozen: those of any :func:`entry_batch` after the first split."""
+    return entry_batch(rows) >= 1
 
 
 def bias_by_group(groups, errors) -> pd.DataFrame:
@@ -366,7 +366,8 @@ def report(catalog=None, out=sys.stdout, cv: bool = True) -> dict:
         print(f"  {r['run_id']}: {r['split_reason']}", file=out)
     m_all, m_cal, m_hold = metrics(pub, pred), metrics(pub[cal_mask], pred[cal_mask]), metrics(pub[~cal_mask], pred[~cal_mask])
     b_all = metrics(pub, base)
-    prosp = is_prospective(rows)
+    batch = entry_batch(rows)
+    prosp = batch >= 1
     if prosp.any():
         m_pro, b_pro = metrics(pub[prosp], pred[prosp]), metrics(pub[prosp], base[prosp])
         print(f"\nProspective holdout ({m_pro['n']} runs entered after the constants were frozen): MdAPE "
@@ -386,7 +387,7 @@ def report(catalog=None, out=sys.stdout, cv: bool = True) -> dict:
           f"{rng['median']:.2f}x); each held-out run fell inside the range of the other runs in "
           f"{rng['loo_coverage']:.0%} of cases (leave-one-out coverage of the nominal "
           f"{RANGE_QUANTILES[1] - RANGE_QUANTILES[0]:.0%}).", file=out)
-    forward = forward_range_check(entry_batch(rows), ~cal_mask, pub, pred)
+    forward = forward_range_check(batch, ~cal_mask, pub, pred)
     if len(forward):
         print("Checked forward in time: each batch of runs entered later, against the range of the held-out runs "
               "entered before it (today's constants):", file=out)
