@@ -320,10 +320,11 @@ NOTEBOOKS = {
         "The time model is calibrated and tested against published training runs (`data/published_runs.csv`: "
         "model cards and papers with GPU-hours). Calibration rows set the free constants; holdout rows were never "
         "used to fit anything. Next to it, a naive baseline: 6 N D at one constant MFU fitted to the same "
-        "calibration rows. Eight of the holdout runs were entered only after the constants were frozen (the "
-        "prospective holdout): the cleanest test. Every run is also predicted out of sample once: with the "
+        "calibration rows. Most holdout runs were entered only after the constants were frozen, in batches "
+        "(the prospective holdout, column `entry_batch`): the cleanest test. Every run is also predicted out of sample once: with the "
         "constants refitted on all the other runs (leave-one-out, `loo_error`).",
-        imports("accuracy_table", "accuracy_summary", "accuracy_bias", "accuracy_chart", "throughput_ratio_table"),
+        imports("accuracy_table", "accuracy_summary", "accuracy_bias", "accuracy_floor", "twin_pair_table",
+                "accuracy_chart", "throughput_ratio_table"),
         'overrides: Optional[str] = None  # overrides CSV path, None for the shipped data',
         [
             step("### Published vs predicted GPU-hours\nOne row per usable full run (`gpu_count_assumed`: the GPU "
@@ -339,6 +340,19 @@ NOTEBOOKS = {
              "your own measured MFU (the `gemm_efficiency` override) before trusting a comparison between "
              "accelerators.",
              "bias = accuracy_bias(table)\nbias"),
+            step("### What no recalibration can fix\nThe best the engine could score if every accelerator (and the "
+             "MoE runs) got its own multiplier, chosen in hindsight on these same runs, next to the targets. Where "
+             "even that misses a target, no efficiency per part or software factor per vendor closes the gap: the "
+             "published runs disagree with each other more than the target allows.",
+             "floor = accuracy_floor(table)\nfloor"),
+            step("### Twin runs that contradict any physical model\nDense runs on the same accelerator at the same "
+             "precision, within 10 % in size, both with a published GPU count, where the run with no more GPUs and "
+             "no longer sequences (less communication, fewer attention FLOPs per token) was the slower one. "
+             "`ratio` is the faster's implied MFU over the slower's: a predictor that expects the slower run to be "
+             "at least as fast is off by at least `min_worst_off` on one of the two. Above 1.67 both cannot be "
+             "within +-25 %; above 4 both cannot be within 2x. What separates such runs (the cluster, its "
+             "scheduler, the software, what the published hours include) is not in the published rows.",
+             "twins = twin_pair_table(catalog)\ntwins"),
             step("### Predicted vs published\nLog axes; the dashed line is a perfect prediction, the band +-25 %.",
              "SVG(to_svg(accuracy_chart(table)))"),
             step("### Speed ratios between accelerators\nPer-GPU throughput of the same model and software on two "
@@ -351,6 +365,10 @@ NOTEBOOKS = {
         'print(summary.round(3).to_string(index=False))\n'
         'print()\n'
         'print(bias.round(3).to_string(index=False))\n'
+        'print()\n'
+        'print(floor.round(3).to_string(index=False))\n'
+        'print()\n'
+        'print(twins[["slower", "faster", "accelerator", "ratio", "min_worst_off"]].round(3).to_string(index=False))\n'
         'print()\n'
         'print(ratios[["pair", "published_ratio", "predicted_ratio", "error"]].round(3).to_string(index=False))',
     ),

@@ -1248,6 +1248,40 @@ def accuracy_bias(table: pd.DataFrame) -> pd.DataFrame:
     return out.rename_axis("group").reset_index()
 
 
+#: The accuracy targets of the time model (issue 3): MdAPE of GPU-hours, share within +-25 %, worst ratio.
+ACCURACY_TARGETS = {"mdape": ("at most", 0.15), "within_25pct": ("at least", 0.75), "max_ratio_off": ("at most", 2.0)}
+
+
+def accuracy_floor(table: pd.DataFrame) -> pd.DataFrame:
+    """The engine's error on every run of :func:`accuracy_table` next to the best a recalibration by
+    accelerator could reach (:func:`workbook.validate.recalibration_floor`: one multiplier per
+    ``group``, chosen in hindsight on the same runs) and the target (:data:`ACCURACY_TARGETS`).
+
+    One row per metric: ``metric``, ``target`` (e.g. "at most 0.15"), ``engine``, ``best_recalibration``,
+    ``reachable_by_recalibration`` (whether the floor meets the target).
+    """
+    from . import validate  # imported here: `python -m workbook.validate` must not find it preloaded
+
+    _need_columns("table", table, {"group", "published_gpu_hours", "predicted_gpu_hours"})
+    engine = validate.metrics(table["published_gpu_hours"], table["predicted_gpu_hours"])
+    floor = validate.recalibration_floor(table["group"], table["published_gpu_hours"], table["predicted_gpu_hours"])
+    rows = []
+    for metric, (way, target) in ACCURACY_TARGETS.items():
+        meets = floor[metric] >= target if way == "at least" else floor[metric] <= target
+        rows.append({"metric": metric, "target": f"{way} {target:g}", "engine": engine[metric],
+                     "best_recalibration": floor[metric], "reachable_by_recalibration": bool(meets)})
+    return pd.DataFrame(rows)
+
+
+def twin_pair_table(catalog: Catalog | None = None) -> pd.DataFrame:
+    """Published twin runs that contradict any physical time model (:func:`workbook.validate.twin_pairs`):
+    the run with no more GPUs and no longer sequences was the slower one, by ``ratio`` in implied MFU."""
+    from . import validate  # imported here: `python -m workbook.validate` must not find it preloaded
+
+    cat = _catalog(catalog)
+    return validate.twin_pairs(validate.full_runs(cat), cat)
+
+
 def time_model_trust(accelerator: str | None = None, catalog: Catalog | None = None,
                      wall_days: float | None = None) -> str:
     """How far to trust a time estimate, measured on data/published_runs.csv with the catalog's constants.

@@ -5,7 +5,8 @@ absolute percentage error (MdAPE), the share within +-25 %, the worst row, and t
 the naive baseline (one constant MFU, 6 N D, fitted to the same calibration rows); the range to plan
 with (:func:`time_range`: where the held-out runs landed relative to their predictions, with its
 leave-one-out coverage, and :func:`forward_range_check`: each later batch of runs against the range
-of the runs entered before it); then predicted vs published per-GPU throughput ratios between accelerators.
+of the runs entered before it); what no recalibration by accelerator can fix (:func:`recalibration_floor`,
+:func:`twin_pairs`); then predicted vs published per-GPU throughput ratios between accelerators.
 Ends with ``name: value`` lines.
 
 ``--fit`` refits the free constants (gemm_efficiency, memory_traffic_bytes_per_token_layer_dmodel,
@@ -176,6 +177,85 @@ def forward_range_check(batch, holdout, published, predicted) -> pd.DataFrame:
                      "high": rng["high"], "runs": int(now.sum()),
                      "inside": int(((r[now] >= rng["low"]) & (r[now] <= rng["high"])).sum())})
     return pd.DataFrame(rows, columns=["batch", "runs_before", "low", "high", "runs", "inside"])
+
+
+def _most_inside(log_r: np.ndarray, width: float) -> int:
+    """Most points of ``log_r`` one window ``[a, a + width]`` can hold (a sliding window over the sorted points)."""
+    x = np.sort(log_r)
+    return int(max(np.searchsorted(x, x + width + 1e-12, side="right") - np.arange(x.size))) if x.size else 0
+
+
+def recalibration_floor(groups, published, predicted) -> dict:
+    """The best these predictions could score if every group (accelerator, or MoE) got its own
+    multiplier, chosen in hindsight on the same runs: a floor under any per-accelerator
+    recalibration of the engine (an efficiency per part, a software factor per vendor, ...).
+
+    Each metric gets its own best multipliers, so the floor is optimistic for all three at once:
+
+    - ``within_25pct``: the most runs per group whose ``published / predicted`` fit in one window
+      ``[c / 1.25, c / 0.75]``, summed, over all runs;
+    - ``mdape``: the smallest ``x`` such that at least half the runs can be brought within ``+-x``
+      (bisection on the same window count; exact for an odd number of runs, a lower bound for an even one);
+    - ``max_ratio_off``: the largest ``sqrt(max r / min r)`` of a group (the multiplier at the
+      geometric centre of a group's ratios ``r`` is the best for its worst run).
+
+    Returns those with ``n`` (runs) and ``groups``.
+    """
+    groups = np.asarray(groups)
+    r = np.asarray(published, float) / np.asarray(predicted, float)
+    if r.size == 0 or not np.all(np.isfinite(r)) or np.any(r <= 0) or groups.shape != r.shape:
+        raise ValueError(f"published/predicted has {r.size} values for {groups.size} groups, some not finite and "
+                         "positive; allowed: one group per run and positive GPU-hours")
+    parts = [np.log(r[groups == g]) for g in np.unique(groups)]
+
+    def inside(x: float) -> int:  # runs brought within +-x by the best multiplier per group
+        return sum(_most_inside(lr, np.log((1.0 + x) / (1.0 - x))) for lr in parts)
+
+    need, lo, hi = (r.size + 1) // 2, 0.0, 0.999
+    for _ in range(60):
+        mid = (lo + hi) / 2.0
+        lo, hi = (lo, mid) if inside(mid) >= need else (mid, hi)
+    return {"mdape": hi, "within_25pct": inside(0.25) / r.size,
+            "max_ratio_off": float(max(np.exp((lr.max() - lr.min()) / 2.0) for lr in parts)),
+            "n": int(r.size), "groups": len(parts)}
+
+
+#: Two runs are twins when they are dense, on the same accelerator at the same precision, with
+#: published GPU counts and parameter counts within this factor of each other.
+TWIN_SIZE_FACTOR = 1.10
+
+
+def twin_pairs(rows: pd.DataFrame, catalog=None) -> pd.DataFrame:
+    """Twin runs (:data:`TWIN_SIZE_FACTOR`) that ran in the conditions every physical model calls no
+    slower, yet were slower: the ``slower`` run used no more GPUs and no longer sequences than the
+    ``faster`` one (less communication, fewer attention FLOPs per token), but reached a lower implied
+    MFU (6 N D / (GPU-hours x dense BF16 peak)).
+
+    A predictor that gives the ``slower`` run at least the MFU it gives the ``faster`` one (as the
+    engine does) is off by at least ``sqrt(ratio)`` on one of the two, where ``ratio`` is the faster's
+    implied MFU over the slower's: above 1.25 / 0.75 = 1.67 they cannot both be within +-25 %, above
+    4 they cannot both be within 2x. One row per pair, most contradictory first: ``slower``,
+    ``faster``, ``accelerator``, ``slower_mfu``, ``faster_mfu``, ``ratio``, ``min_worst_off``,
+    ``slower_gpus``, ``faster_gpus``, ``slower_seq_len``, ``faster_seq_len``.
+    """
+    rows = rows.reset_index(drop=True)
+    mfu = baseline_hours(rows, 1.0, catalog) / rows["gpu_hours"].to_numpy(float)
+    ok = (~is_moe(rows)) & rows["gpu_count"].notna().to_numpy() & rows["seq_len"].notna().to_numpy()
+    n, gpus, seq = rows["params_total"].to_numpy(float), rows["gpu_count"].to_numpy(float), rows["seq_len"].to_numpy(float)
+    out = []
+    for a in np.flatnonzero(ok):
+        for b in np.flatnonzero(ok):
+            if (rows.at[a, "accelerator_id"] == rows.at[b, "accelerator_id"] and rows.at[a, "precision"] == rows.at[b, "precision"]
+                    and max(n[a], n[b]) <= TWIN_SIZE_FACTOR * min(n[a], n[b])
+                    and gpus[a] <= gpus[b] and seq[a] <= seq[b] and mfu[a] < mfu[b]):
+                out.append({"slower": rows.at[a, "run_id"], "faster": rows.at[b, "run_id"],
+                            "accelerator": rows.at[a, "accelerator_id"], "slower_mfu": mfu[a], "faster_mfu": mfu[b],
+                            "ratio": mfu[b] / mfu[a], "min_worst_off": float(np.sqrt(mfu[b] / mfu[a])),
+                            "slower_gpus": int(gpus[a]), "faster_gpus": int(gpus[b]),
+                            "slower_seq_len": int(seq[a]), "faster_seq_len": int(seq[b])})
+    cols = ["slower", "faster", "accelerator", "slower_mfu", "faster_mfu", "ratio", "min_worst_off",
+            "slower_gpus", "faster_gpus", "slower_seq_len", "faster_seq_len"]
+    return pd.DataFrame(out, columns=cols).sort_values("ratio", ascending=False, ignore_index=True)
 
 
 def holdout_time_range(catalog=None) -> dict | None:
@@ -397,6 +477,18 @@ def report(catalog=None, out=sys.stdout, cv: bool = True) -> dict:
     print("\nSigned error by accelerator (median of predicted / published - 1; negative = the runs took longer "
           "than predicted):", file=out)
     print(bias.to_string(formatters={"median_error": "{:+.1%}".format}), file=out)
+    floor = recalibration_floor(error_group(rows), pub, pred)
+    twins = twin_pairs(rows, cat)
+    print(f"\nWhat no recalibration by accelerator can fix: with the best multiplier for each of the {floor['groups']} "
+          f"groups above, chosen in hindsight on these same {floor['n']} runs (one set per metric), MdAPE could at "
+          f"best be {floor['mdape']:.1%}, {floor['within_25pct']:.0%} within +-25 %, worst {floor['max_ratio_off']:.2f}x.",
+          file=out)
+    print(f"Twin runs (dense, same accelerator and precision, sizes within {TWIN_SIZE_FACTOR:.2f}x, published GPU "
+          "counts) where the run with no more GPUs and no longer sequences was the slower one; ratio = the faster's "
+          "implied MFU / the slower's; any predictor that expects the slower run to be at least as fast (as physics "
+          "and the engine do) is off by at least min_worst_off on one of the two:", file=out)
+    print(twins.to_string(index=False, formatters={"slower_mfu": "{:.3f}".format, "faster_mfu": "{:.3f}".format,
+                                                  "ratio": "{:.2f}".format, "min_worst_off": "{:.2f}x".format}), file=out)
     worst = table.iloc[int(np.argmax(np.abs(np.log(pred / pub))))]
     print(f"\nWorst row: {worst['run']} ({worst['error']:+.1%})", file=out)
     print(f"Baseline: constant MFU {base_mfu:.3f} of dense BF16 peak, 6 N_active D, fitted on the calibration rows", file=out)
@@ -415,6 +507,10 @@ def report(catalog=None, out=sys.stdout, cv: bool = True) -> dict:
         "ratio_mdape": float(np.median(np.abs(ratios["error"]))),
         "range_low": rng["low"], "range_median": rng["median"], "range_high": rng["high"],
         "range_loo_coverage": rng["loo_coverage"],
+        "floor_mdape": floor["mdape"], "floor_within_25pct": floor["within_25pct"],
+        "floor_max_ratio_off": floor["max_ratio_off"],
+        "twin_pairs_beyond_25pct": int((twins["ratio"] > 1.25 / 0.75).sum()),
+        "twin_pairs_beyond_2x": int((twins["ratio"] > 4.0).sum()),
     }
     if len(forward):
         figures.update({"range_forward_runs": int(forward["runs"].sum()), "range_forward_inside": int(forward["inside"].sum()),
