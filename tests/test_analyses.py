@@ -583,6 +583,22 @@ def test_twin_pairs_from_published_numbers(cat):
     assert figures["twin_pairs_beyond_25pct"] == (twins["ratio"] > 1.25 / 0.75).sum() == 2
 
 
+def test_time_model_trust_names_the_twin_runs_and_the_time_factor(cat):
+    """60 planned days at a time factor of 1.5 are 40 predicted: the range applies to the 40."""
+    t = A.accuracy_table(cat)
+    hold = t[t["split"] == "holdout"]
+    r = validate.time_range(hold["published_gpu_hours"], hold["predicted_gpu_hours"])
+    text = A.time_model_trust("h100-sxm", cat, wall_days=60.0, time_factor=1.5)
+    assert f"For the predicted 40 days, plan for {40 * r['low']:.0f} to {40 * r['high']:.0f} days." in text
+    assert "You set a time factor of 1.5x, so the recommendation plans for 60 days where the engine predicts 40 days." in text
+    assert "reached 4.3x less of the NVIDIA H100 SXM5 80GB's peak than SmolLM3 3B" in text
+    assert "time factor" in A.time_model_trust("h100-sxm", cat, wall_days=40.0)  # the advice, without a factor set
+    assert "You set a time factor" not in A.time_model_trust("h100-sxm", cat, wall_days=40.0)
+    for bad in (0.0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match=r"time_factor"):
+            A.time_model_trust("h100-sxm", cat, wall_days=40.0, time_factor=bad)
+
+
 def test_time_model_trust_gives_the_range_to_plan_for(cat):
     t = A.accuracy_table(cat)
     hold = t[t["split"] == "holdout"]

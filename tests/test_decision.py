@@ -40,6 +40,8 @@ def test_scenario_round_trips_yaml_and_json(tmp_path):
     ("team_size", 0, r"team_size=0"),
     ("acquisition_modes", ["lease"], r"acquisition_modes.0='lease'|acquisition_modes"),
     ("colour", "red", r"colour='red': is not a scenario field"),
+    ("time_factor", 0, r"time_factor=0: allowed: a value greater than or equal to 0.25"),
+    ("time_factor", 11, r"time_factor=11: allowed: a value less than or equal to 10"),
 ])
 def test_bad_fields_raise_a_valueerror_naming_field_and_value(field, value, match):
     data = dict(BASE, **{field: value})
@@ -289,3 +291,37 @@ def test_a_pick_that_misses_at_the_slow_end_names_the_cheapest_option_that_would
     # Renting twice the GPUs for half the time costs about the same: the margin is nearly free here.
     assert robust["n_gpus"] == 2 * rec.top.n_gpus
     assert robust["cost_per_run_usd"] == pytest.approx(rec.top.cost_per_run_usd, rel=0.01)
+
+
+def test_time_factor_scales_days_gpu_hours_and_rent_of_every_option():
+    """A pilot run measured at 1.5x the engine's time: every option's days and GPU-hours x 1.5, its MFU
+    / 1.5, and a rented run's cost x 1.5 (rent = GPUs x hours x $/GPU-h, linear). The published-runs
+    slow-end reason gives way to one naming the factor."""
+    from workbook.decision import option_row
+
+    s = presets["funded-startup-30b-domain"]
+    base, slow = recommend(s, sensitivity=False), recommend(s.replace(time_factor=1.5), sensitivity=False)
+    top = base.top
+    a = option_row(base.options, top.accelerator, top.n_gpus, "rent-on-demand")
+    b = option_row(slow.options, top.accelerator, top.n_gpus, "rent-on-demand")
+    assert b["wall_days"] == pytest.approx(1.5 * a["wall_days"]) and b["gpu_hours"] == pytest.approx(1.5 * a["gpu_hours"])
+    assert b["mfu"] == pytest.approx(a["mfu"] / 1.5) and b["cost_per_run_usd"] == pytest.approx(1.5 * a["cost_per_run_usd"])
+    assert b["cost_per_run_usd"] == pytest.approx(b["n_gpus"] * b["wall_days"] * 24.0 * b["price"])
+    assert (b["time_factor"], a["time_factor"]) == (1.5, 1.0)
+    assert b["step_s"] == pytest.approx(a["step_s"])  # the engine's step-time breakdown is unchanged
+    reasons = " ".join(slow.reasons)
+    assert f"Planned at your time factor of 1.5x the engine's prediction: {slow.top.wall_days:.0f} days per run" in reasons
+    assert "If the run overshoots" not in reasons and "If the run overshoots" in " ".join(base.reasons)
+    assert "time factor" not in " ".join(base.reasons)
+
+
+def test_a_time_factor_can_move_the_pick_to_meet_the_deadline():
+    """band-7b-to-70b: the pick's 86 predicted days make the 90-day deadline; at 1.95x (the slow end of
+    the published runs) they would not, so the pick must change to one that still finishes in time."""
+    s = presets["band-7b-to-70b"]
+    base = recommend(s, sensitivity=False)
+    slow = recommend(s.replace(time_factor=1.95), sensitivity=False)
+    assert base.top.lead_time_days + 1.95 * base.top.wall_days > s.deadline_days
+    assert slow.top is not None and slow.top.time_to_result_days <= s.deadline_days
+    assert (slow.top.accelerator, slow.top.n_gpus, slow.top.acquisition) != (
+        base.top.accelerator, base.top.n_gpus, base.top.acquisition)

@@ -132,6 +132,19 @@ def test_robustness_says_how_far_to_trust_the_time_estimate(app):
     assert f"No published dense run on {app.rec.top.accelerator}" in text  # MI355X: no published run
 
 
+def test_time_factor_field_plans_for_a_measured_stack():
+    app = WorkbookApp("funded-startup-30b-domain")
+    days = app.rec.top.wall_days
+    app.inputs["time_factor"].value = 0.1
+    assert "allowed: a value greater than or equal to 0.25" in app.errors["time_factor"].value
+    app.inputs["time_factor"].value = 1.5
+    assert app.errors["time_factor"].value == "" and app.scenario.time_factor == 1.5
+    assert app.rec.top.wall_days == pytest.approx(1.5 * days)
+    assert "time factor of 1.5x" in app.reasons.value
+    assert html.escape(f"You set a time factor of 1.5x, so the recommendation plans for {1.5 * days:.0f} days where the "
+                       f"engine predicts {days:.0f} days.") in app.robustness.value
+
+
 def test_query_string_deep_link(monkeypatch):
     monkeypatch.setenv("QUERY_STRING", "preset=band-under-7b")
     assert preset_from_query() == "band-under-7b"

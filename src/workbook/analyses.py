@@ -1283,21 +1283,26 @@ def twin_pair_table(catalog: Catalog | None = None) -> pd.DataFrame:
 
 
 def time_model_trust(accelerator: str | None = None, catalog: Catalog | None = None,
-                     wall_days: float | None = None) -> str:
+                     wall_days: float | None = None, time_factor: float = 1.0) -> str:
     """How far to trust a time estimate, measured on data/published_runs.csv with the catalog's constants.
 
     One paragraph: the median absolute error of GPU-hours on the held-out runs (never used to fit a
     constant); the range those runs landed in relative to their predictions
     (:func:`workbook.validate.time_range`, 10th-90th percentile, with its leave-one-out coverage and
     its coverage checked forward in time, :func:`workbook.validate.forward_range_check`), applied to
-    ``wall_days`` [days] when given; and, for ``accelerator``, the median signed error on
-    its published dense runs (or that none exists). Derived live from :func:`accuracy_table`,
+    ``wall_days`` [days, as planned] when given; how far published twin runs disagree
+    (:func:`workbook.validate.twin_pairs`) and what to do about it; with a ``time_factor`` other than 1
+    (:attr:`workbook.Scenario.time_factor`: ``wall_days`` is then that many times the engine's
+    prediction) the range is applied to the prediction and the factor named; and, for ``accelerator``,
+    the median signed error on its published dense runs (or that none exists). Derived live from :func:`accuracy_table`,
     :func:`accuracy_summary` and :func:`accuracy_bias`, so overrides of the constants show here.
     """
     from . import validate  # imported here: `python -m workbook.validate` must not find it preloaded
 
     if wall_days is not None:
         check_number("wall_days", wall_days, positive=True)
+    check_number("time_factor", time_factor, positive=True)
+    predicted = None if wall_days is None else wall_days / time_factor
     table = accuracy_table(catalog)
     summary = accuracy_summary(table).set_index(["model", "runs"])
     text = "Measured against published training runs (python -m workbook.validate):"
@@ -1312,9 +1317,9 @@ def time_model_trust(accelerator: str | None = None, catalog: Catalog | None = N
         share = validate.RANGE_QUANTILES[1] - validate.RANGE_QUANTILES[0]
         text += (f" {share:.0%} of them took between {rng['low']:.2f}x and {rng['high']:.2f}x the predicted time, "
                  f"median {rng['median']:.2f}x.")
-        if wall_days is not None:
-            text += (f" For the predicted {days_text(wall_days)}, plan for {days_text(wall_days * rng['low'], unit=False)}"
-                     f" to {days_text(wall_days * rng['high'])}.")
+        if predicted is not None:
+            text += (f" For the predicted {days_text(predicted)}, plan for {days_text(predicted * rng['low'], unit=False)}"
+                     f" to {days_text(predicted * rng['high'])}.")
         if np.isfinite(rng["loo_coverage"]):
             text += (f" That range held for {rng['loo_coverage']:.0%} of the held-out runs when each was left out "
                      "of it")
@@ -1330,6 +1335,19 @@ def time_model_trust(accelerator: str | None = None, catalog: Catalog | None = N
                     text += " Treat the range as a floor on the uncertainty, not a bound."
             else:
                 text += "."
+        cat = _catalog(catalog)
+        twins = twin_pair_table(cat)
+        if len(twins) and twins["ratio"].iloc[0] > 1.25 / 0.75:
+            t, names = twins.iloc[0], table.set_index("run_id")["model"]
+            part = cat.tables["accelerators"].set_index("accelerator_id").loc[t["accelerator"], "name"]
+            text += (f" Part of the spread is in the runs themselves: {names[t['slower']]} reached {t['ratio']:.1f}x less "
+                     f"of the {part}'s peak than {names[t['faster']]}, a model of its size trained with more "
+                     "GPUs and longer sequences. The cluster, its scheduler and the software stack matter as much as "
+                     "the chip: time a short pilot run of your stack and enter measured / predicted time as the time "
+                     "factor.")
+        if time_factor != 1.0 and wall_days is not None:
+            text += (f" You set a time factor of {time_factor:g}x, so the recommendation plans for {days_text(wall_days)} "
+                     f"where the engine predicts {days_text(predicted)}.")
     if accelerator:
         bias = accuracy_bias(table).set_index("group")
         if accelerator not in bias.index:

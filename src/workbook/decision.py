@@ -153,6 +153,11 @@ def site_defaults(s: Scenario, cat: Catalog) -> dict:
     }
 
 
+#: Columns of :func:`workbook.estimate_frame` that :attr:`Scenario.time_factor` multiplies (times) or divides (rates).
+TIME_COLUMNS = ("wall_hours", "wall_days", "gpu_hours")
+RATE_COLUMNS = ("tokens_per_s", "tokens_per_s_per_gpu", "mfu", "mfu_bf16_peak")
+
+
 def sweep(s: Scenario, cat: Catalog | None = None) -> pd.DataFrame:
     """Every (accelerator, GPU count) configuration of the scenario, estimated (one row each)."""
     cat = cat or load_catalog()
@@ -179,6 +184,13 @@ def sweep(s: Scenario, cat: Catalog | None = None) -> pd.DataFrame:
     # liquid-only part in air racks is rejected (cooling constraint), not silently throttled.
     cfg["cooling"] = None
     est = estimate_frame(cfg, catalog=cat)
+    # The scenario's time factor (a pilot run's measured / predicted time): whole-run figures only.
+    est["time_factor"] = s.time_factor
+    if s.time_factor != 1.0:
+        for c in TIME_COLUMNS:
+            est[c] = est[c] * s.time_factor
+        for c in RATE_COLUMNS:
+            est[c] = est[c] / s.time_factor
     spec = acc.set_index("accelerator_id")
     est["name"] = spec.loc[est["accelerator"], "name"].to_numpy()
     return est
@@ -480,7 +492,8 @@ def recommend(s: Scenario, *, catalog: Catalog | None = None, sensitivity: bool 
         buy_failed = buy_row["failed"] if buy_row is not None else ""
         from .validate import holdout_time_range  # lazily: `python -m workbook.validate` must not find it preloaded
 
-        rng = holdout_time_range(cat)
+        # A time factor set by the reader replaces the published runs' range as the planning margin.
+        rng = holdout_time_range(cat) if s.time_factor == 1.0 else None
         reasons += _why_top(s, best, len(ranked_pos), breakeven, buy_failed, rng, _robust_option(s, o, ranked_pos, rng))
         pairs = narrow.iloc[ranked_pos][["accelerator", "acquisition"]]
         first_of_pair = ranked_pos[~pairs.duplicated().to_numpy()]
@@ -565,6 +578,10 @@ def _why_top(s: Scenario, best: pd.Series, n_feasible: int, breakeven: float, bu
     else:
         out.append(f"Fastest of {n_feasible:,} feasible options within the ${s.budget_usd:,.0f} first-year budget "
                    f"({best['time_to_result_days']:,.1f} days to a finished run, lead time included).")
+    if s.time_factor != 1.0:
+        out.append(f"Planned at your time factor of {s.time_factor:g}x the engine's prediction: "
+                   f"{days_text(best['wall_days'])} per run instead of {days_text(best['wall_days'] / s.time_factor)} "
+                   "(days, GPU-hours and their cost all scale with it).")
     if time_range is not None:
         from .validate import RANGE_QUANTILES
 

@@ -562,7 +562,8 @@ def _section_trust(rec: Any) -> str:
 
     top = getattr(rec, "top", None)
     text = time_model_trust(getattr(top, "accelerator", None), getattr(rec, "catalog", None),
-                            wall_days=getattr(top, "wall_days", None))
+                            wall_days=getattr(top, "wall_days", None),
+                            time_factor=getattr(getattr(rec, "scenario", None), "time_factor", 1.0))
     return "\n".join(['<section id="trust">', "<h2>How far to trust the time estimate</h2>",
                       f"<p>{_e(text)}</p>", "</section>"])
 

@@ -58,6 +58,11 @@ class Scenario(BaseModel):
     team_size: int = Field(5, ge=1, le=100_000, description="People on the ML team.")
     platform_engineers: int = Field(0, ge=0, le=100_000, description="Engineers who can run clusters (drivers, fabric, schedulers).")
     rocm_experience: bool = Field(False, description="The team has shipped training on ROCm before.")
+    time_factor: float = Field(1.0, ge=0.25, le=10, description=(
+        "Plan for runs taking this many times the engine's predicted time [x]; 1 = as predicted. Set it from "
+        "a pilot run of your own stack (its measured step time / the engine's), or to the slow end of the "
+        "published runs (python -m workbook.validate: range_high). It scales every option's days and GPU-hours "
+        "(so rent and energy) and divides its MFU; the engine's step-time breakdown stays as predicted."))
     lead_time_tolerance_weeks: Optional[float] = Field(None, ge=0, le=520, description="Longest acceptable wait for hardware [weeks]; default: only the deadline limits it.")
     used_hardware_allowed: bool = Field(True, description="Second-hand GPUs may be bought.")
     acquisition_modes: list[Literal[ACQUISITIONS]] = Field(list(ACQUISITIONS), min_length=1, description="Which ways to get GPUs are allowed.")

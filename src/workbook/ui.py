@@ -65,6 +65,7 @@ FIELDS = {
         ("team_size", "ML team size (people)", "int", 1),
         ("platform_engineers", "Platform engineers", "int", 1),
         ("rocm_experience", "Team has shipped on ROCm", "bool", None),
+        ("time_factor", "Your stack's time vs the engine (x)", "float", 1),
     ],
 }
 STEP_TITLES = {"model": "1. Model and workload", "budget": "2. Budget and time", "power": "3. Power and cooling",
@@ -108,7 +109,7 @@ class WorkbookApp:
         self.scenario = presets[preset]
         self.preset = preset
         self.rec: Recommendation | None = None
-        self._trust_cache: dict[tuple, str] = {}  # time_model_trust per (accelerator, days) (self.catalog is fixed)
+        self._trust_cache: dict[tuple, str] = {}  # time_model_trust per (accelerator, days, time factor) (self.catalog is fixed)
         self._silent = False
         self.inputs: dict[str, w.Widget] = {}
         self.errors: dict[str, w.HTML] = {}
@@ -430,9 +431,10 @@ class WorkbookApp:
 
         top = self.rec.top
         acc, days = (top.accelerator, top.wall_days) if top is not None else (None, None)
-        if (acc, days) not in self._trust_cache:
-            self._trust_cache[(acc, days)] = time_model_trust(acc, self.catalog, wall_days=days)
-        return self._trust_cache[(acc, days)]
+        key = (acc, days, self.rec.scenario.time_factor)
+        if key not in self._trust_cache:
+            self._trust_cache[key] = time_model_trust(acc, self.catalog, wall_days=days, time_factor=key[2])
+        return self._trust_cache[key]
 
     def _assumptions_html(self) -> str:
         cat = self.catalog
