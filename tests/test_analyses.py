@@ -518,6 +518,41 @@ def test_entry_batches_are_read_from_split_reason(cat):
     assert f"for {fw['inside'].sum()} of 30 (" in A.time_model_trust("h100-sxm", cat)
 
 
+def test_pilot_time_factor_reproduces_mosaicml_published_mfu(cat):
+    """llm-foundry's MPT-7B benchmark on 8 H100 (mpt-7b-bench-h100): 10,643 tokens/s per GPU, published
+    as 'MFU 46.44% (incl. attention FLOPs)'. Full-attention FLOPs per token by hand: 6 N + 12 L d s with
+    the engine's shape for N = 6,658,859,008 (L 32.35, d 4,141.4), s = 2,048: 4.3246e10; x 10,643 /
+    989e12 = 0.4654, within 0.002 of the published figure."""
+    row = cat.tables["published_runs"].set_index("run_id").loc["mpt-7b-bench-h100"]
+    config = {"accelerator": row["accelerator_id"], "n_gpus": int(row["gpu_count"])}
+    r = A.pilot_time_factor(row["tokens_per_s_per_gpu"], row["params_total"], config, seq_len=int(row["seq_len"]),
+                            attention="full", catalog=cat)
+    L, d = 32.35436480798625, 4141.35869542224
+    by_hand = (6 * 6658859008 + 12 * L * d * 2048) * 10643 / 989e12
+    assert r["measured_mfu"] == pytest.approx(by_hand, rel=1e-6) and r["measured_mfu"] == pytest.approx(0.4644, abs=0.002)
+    # Predicted: the speed table's steady state (global batch / step time / GPUs, before goodput).
+    sp = A.speed_table(row["params_total"], 1e12, [config], seq_len=2048, catalog=cat).iloc[0]
+    predicted = sp["global_batch_tokens"] / sp["step_s"] / 8
+    assert r["predicted_tokens_per_s_per_gpu"] == pytest.approx(predicted)
+    assert predicted > sp["tokens_per_s_per_gpu"]  # goodput is left out for a short pilot
+    assert r["time_factor"] == pytest.approx(predicted / 10643) and r["time_factor"] < 1  # MosaicML beat the engine
+    assert r["predicted_mfu"] == pytest.approx(r["measured_mfu"] * r["time_factor"]) and r["in_scenario_range"]
+    # A pilot at two thirds of the predicted rate plans for 1.5x the days; a Scenario takes it.
+    slow = A.pilot_time_factor(predicted / 1.5, row["params_total"], config, seq_len=2048, catalog=cat)
+    assert slow["time_factor"] == pytest.approx(1.5)
+    assert presets["band-7b-to-70b"].replace(time_factor=slow["time_factor"]).time_factor == pytest.approx(1.5)
+    assert not A.pilot_time_factor(predicted / 20, row["params_total"], config, seq_len=2048, catalog=cat)["in_scenario_range"]
+    for bad in (0, -1.0, float("nan"), "fast"):
+        with pytest.raises(ValueError, match=r"measured_tokens_per_s_per_gpu"):
+            A.pilot_time_factor(bad, 7e9, config, catalog=cat)
+    with pytest.raises(ValueError, match=r"config=.* is not a dict"):
+        A.pilot_time_factor(1000.0, 7e9, "h100-sxm", catalog=cat)
+    with pytest.raises(ValueError, match=r"h200-nvl"):
+        A.pilot_time_factor(1000.0, 7e9, {"accelerator": "h200-nvl", "n_gpus": 8}, catalog=cat)
+    with pytest.raises(ValueError, match=r"unsupported on a100-80gb-sxm"):
+        A.pilot_time_factor(1000.0, 7e9, {"accelerator": "a100-80gb-sxm", "n_gpus": 8, "precision": "fp8"}, catalog=cat)
+
+
 def test_recalibration_floor_hand_computed():
     """published / predicted: group a 1, 1.5, 3; group b 2, 2.2. Within +-25 % a window spans 1.25 / 0.75 =
     1.67x: 1 and 1.5 fit (a), 2 and 2.2 fit (b), 4 of 5. MdAPE: 3 of 5 runs must fit within +-x; one per

@@ -106,7 +106,7 @@ NOTEBOOKS = {
         "2-node cluster with 200GbE networking is slower than an A100 in an 8-node cluster with InfiniBand "
         "400Gb/s NDR\"*) and its claim that memory bandwidth is the biggest factor in throughput.",
         imports("speed_table", "step_breakdown_chart", "network_comparison", "network_verdict",
-                "bandwidth_vs_flops", "bandwidth_chart"),
+                "bandwidth_vs_flops", "bandwidth_chart", "pilot_time_factor"),
         'n_params: float = 70e9  # model parameters [count]\n'
         'n_tokens: float = 1e12  # training tokens\n'
         'configs: list = [\n'
@@ -121,6 +121,10 @@ NOTEBOOKS = {
         'no_overlap_fraction: float = 0.0  # stress case, share of gradient traffic hidden by the backward pass\n'
         'bandwidth_n_params: float = 7e9  # model for the bandwidth table\n'
         'bandwidth_n_gpus: int = 8  # GPUs for the bandwidth table\n'
+        'pilot_tokens_per_s_per_gpu: float = 10643.0  # your pilot run, tokens/s per GPU (default MPT-7B on 8 H100, llm-foundry benchmark)\n'
+        'pilot_n_params: float = 6658859008  # the pilot model, parameters [count]\n'
+        'pilot_seq_len: int = 2048  # the pilot sequence length [tokens]\n'
+        'pilot_config: dict = {"accelerator": "h100-sxm", "n_gpus": 8}  # the pilot cluster, keys as in configs\n'
         'overrides: Optional[str] = None  # overrides CSV path, None for the shipped data',
         [
             step("### Time to train on each cluster\nOne row per cluster: days, GPU-hours, MFU (of the dense peak at "
@@ -153,6 +157,17 @@ NOTEBOOKS = {
              "their software-maturity derate.",
              "bandwidth = bandwidth_vs_flops(bandwidth_n_params, bandwidth_n_gpus, catalog=catalog)\nbandwidth"),
             step("### FLOP per byte against MFU", "SVG(to_svg(bandwidth_chart(bandwidth)))"),
+            step("### Your own stack: a pilot run's time factor\nPublished runs on the same part and model size differ "
+             "by up to 4.3x in efficiency (notebook 7), so the number that moves a plan most is your own. Run a short "
+             "pilot, read its tokens/s per GPU from the training log, and compare it with the engine's steady-state "
+             "throughput for the same model and cluster (no failures in a short run, so before goodput). "
+             "`time_factor` (predicted / measured) is what to enter as the scenario's time factor (app step 4, "
+             "`--set time_factor=` in reports). The default pilot is MosaicML's published MPT-7B benchmark on 8 H100 "
+             "(`data/published_runs.csv`, `mpt-7b-bench-h100`): its MFU under llm-foundry's full-attention FLOP "
+             "count, 46.44 % as published, comes out as `measured_mfu`.",
+             "pilot = pilot_time_factor(pilot_tokens_per_s_per_gpu, pilot_n_params, pilot_config, seq_len=pilot_seq_len,\n"
+             "                          attention=\"full\", catalog=catalog)\n"
+             "pilot"),
         ],
         'cols = ["label", "wall_days", "mfu", "tokens_per_s", "step_s", "matmul_s", "memory_s", "dp_exposed_s",\n'
         '        "tp_exposed_s", "bubble_s", "derate_s"]\n'
@@ -164,7 +179,9 @@ NOTEBOOKS = {
         'print(network_verdict(stressed, catalog)[["model", "b200_speedup", "claim_holds"]].round(3).to_string(index=False))\n'
         'print()\n'
         'print(bandwidth[["accelerator", "flop_per_byte", "mfu", "matmul_share", "memory_share"]].round(3)\n'
-        '      .to_string(index=False))',
+        '      .to_string(index=False))\n'
+        'print()\n'
+        'print({k: round(v, 3) if isinstance(v, float) else v for k, v in pilot.items()})',
     ),
     "03_rent_vs_buy.ipynb": notebook(
         "# 3. Rent vs buy\n"

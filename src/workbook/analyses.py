@@ -47,6 +47,7 @@ __all__ = [
     "about_data",
     "accuracy_bias",
     "accuracy_chart",
+    "accuracy_floor",
     "accuracy_summary",
     "accuracy_table",
     "article_rent_vs_buy",
@@ -61,6 +62,7 @@ __all__ = [
     "memory_ledger_chart",
     "network_comparison",
     "network_verdict",
+    "pilot_time_factor",
     "power_chart",
     "power_table",
     "rent_vs_buy_chart",
@@ -75,6 +77,7 @@ __all__ = [
     "team_rules_table",
     "throughput_ratio_table",
     "time_model_trust",
+    "twin_pair_table",
 ]
 
 #: Step-time components of :func:`workbook.estimate_frame` [s per optimizer step]. They add up to
@@ -381,6 +384,64 @@ def speed_table(n_params, n_tokens, configs, *, seq_len: int = 4096, catalog: Ca
     labels = [c.get("label") or _config_label(c, r) for c, (_, r) in zip(records, out.iterrows())]
     out.insert(0, "label", labels)
     return out
+
+
+def pilot_time_factor(measured_tokens_per_s_per_gpu: float, n_params: float, config: Mapping, *,
+                      seq_len: int = 4096, attention: str = "causal", catalog: Catalog | None = None) -> dict:
+    """The :attr:`workbook.Scenario.time_factor` of your own stack, from a short pilot run.
+
+    A pilot of minutes to hours sees no failures or restarts, so its throughput is compared with the
+    engine's steady-state throughput for the same model and cluster: global batch / step time / GPUs,
+    before goodput (:func:`speed_table`). The time factor is predicted / measured tokens per second
+    per GPU: 1.3 means your runs will take 1.3x the engine's days.
+
+    Parameters
+    ----------
+    measured_tokens_per_s_per_gpu : float
+        Training tokens per second per GPU your pilot logged (whole-job throughput / GPUs) [tokens/s].
+    n_params : float
+        Parameters of the pilot's model [count] (dense).
+    config : dict
+        The pilot's cluster, as one :func:`speed_table` config: ``accelerator`` and ``n_gpus``
+        required; ``precision``, ``fabric``, ``global_batch_tokens``, ``input_pipeline``, ...
+    seq_len : int
+        Sequence length [tokens].
+    attention : str
+        FLOP convention for the MFU figures (:func:`workbook.flops_per_token`): "causal" (the
+        engine's) or "full" (what llm-foundry and Megatron report).
+    catalog
+        Data with overrides.
+
+    Returns
+    -------
+    dict: ``time_factor``, ``predicted_tokens_per_s_per_gpu``, ``measured_tokens_per_s_per_gpu``,
+    ``predicted_mfu`` and ``measured_mfu`` (FLOPs per token x tokens/s per GPU / the dense peak at the
+    precision), ``in_scenario_range`` (whether a Scenario accepts the factor, 0.25 to 10).
+    """
+    from .compute import flops_per_token
+    from .scenario import Scenario
+
+    check_number("measured_tokens_per_s_per_gpu", measured_tokens_per_s_per_gpu, positive=True)
+    if not isinstance(config, Mapping):
+        raise ValueError(f"config={config!r} is not a dict; allowed keys: {', '.join(_CONFIG_KEYS)}")
+    cat = _catalog(catalog)
+    # n_tokens does not change the step time; any positive count serves.
+    r = speed_table(n_params, 1e9, [dict(config)], seq_len=seq_len, catalog=cat).iloc[0]
+    if not math.isfinite(float(r["step_s"])):
+        raise ValueError(f"config={dict(config)!r}: the engine has no step time for it (precision "
+                         f"{r['precision']!r} unsupported on {r['accelerator']}); allowed: a precision the part has")
+    predicted = float(r["global_batch_tokens"] / r["step_s"] / r["n_gpus"])
+    spec = cat.tables["accelerators"].set_index("accelerator_id").loc[r["accelerator"]]
+    peak = float(spec[f"tflops_dense_{r['precision']}"]) * 1e12
+    fpt = float(flops_per_token(n_params, seq_len=seq_len, attention=attention))
+    factor = predicted / float(measured_tokens_per_s_per_gpu)
+    bounds = Scenario.model_fields["time_factor"].metadata
+    lo = next(m.ge for m in bounds if hasattr(m, "ge"))
+    hi = next(m.le for m in bounds if hasattr(m, "le"))
+    return {"time_factor": factor, "predicted_tokens_per_s_per_gpu": predicted,
+            "measured_tokens_per_s_per_gpu": float(measured_tokens_per_s_per_gpu),
+            "predicted_mfu": fpt * predicted / peak, "measured_mfu": fpt * float(measured_tokens_per_s_per_gpu) / peak,
+            "in_scenario_range": bool(lo <= factor <= hi)}
 
 
 def _config_label(c: Mapping, r) -> str:
