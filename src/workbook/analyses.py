@@ -1398,7 +1398,7 @@ def time_model_trust(accelerator: str | None = None, catalog: Catalog | None = N
                 text += "."
         cat = _catalog(catalog)
         twins = twin_pair_table(cat)
-        if len(twins) and twins["ratio"].iloc[0] > 1.25 / 0.75:
+        if len(twins) and twins["ratio"].iloc[0] > validate.TWIN_RATIO_25PCT:
             t, names = twins.iloc[0], table.set_index("run_id")["model"]
             part = cat.tables["accelerators"].set_index("accelerator_id").loc[t["accelerator"], "name"]
             text += (f" Part of the spread is in the runs themselves: {names[t['slower']]} reached {t['ratio']:.1f}x less "

@@ -431,10 +431,10 @@ class WorkbookApp:
 
         top = self.rec.top
         acc, days = (top.accelerator, top.wall_days) if top is not None else (None, None)
-        key = (acc, days, self.rec.scenario.time_factor)
-        if key not in self._trust_cache:
-            self._trust_cache[key] = time_model_trust(acc, self.catalog, wall_days=days, time_factor=key[2])
-        return self._trust_cache[key]
+        factor = self.rec.scenario.time_factor
+        if (acc, days, factor) not in self._trust_cache:
+            self._trust_cache[(acc, days, factor)] = time_model_trust(acc, self.catalog, wall_days=days, time_factor=factor)
+        return self._trust_cache[(acc, days, factor)]
 
     def _assumptions_html(self) -> str:
         cat = self.catalog

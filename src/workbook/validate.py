@@ -223,6 +223,9 @@ def recalibration_floor(groups, published, predicted) -> dict:
 #: Two runs are twins when they are dense, on the same accelerator at the same precision, with
 #: published GPU counts and parameter counts within this factor of each other.
 TWIN_SIZE_FACTOR = 1.10
+#: Implied-MFU ratios above which a twin pair cannot both be within +-25 % (1.25 / 0.75) or within 2x (2 x 2)
+#: of a prediction that expects the slower run to be at least as fast.
+TWIN_RATIO_25PCT, TWIN_RATIO_2X = 1.25 / 0.75, 4.0
 
 
 def twin_pairs(rows: pd.DataFrame, catalog=None) -> pd.DataFrame:
@@ -509,8 +512,8 @@ def report(catalog=None, out=sys.stdout, cv: bool = True) -> dict:
         "range_loo_coverage": rng["loo_coverage"],
         "floor_mdape": floor["mdape"], "floor_within_25pct": floor["within_25pct"],
         "floor_max_ratio_off": floor["max_ratio_off"],
-        "twin_pairs_beyond_25pct": int((twins["ratio"] > 1.25 / 0.75).sum()),
-        "twin_pairs_beyond_2x": int((twins["ratio"] > 4.0).sum()),
+        "twin_pairs_beyond_25pct": int((twins["ratio"] > TWIN_RATIO_25PCT).sum()),
+        "twin_pairs_beyond_2x": int((twins["ratio"] > TWIN_RATIO_2X).sum()),
     }
     if len(forward):
         figures.update({"range_forward_runs": int(forward["runs"].sum()), "range_forward_inside": int(forward["inside"].sum()),
