@@ -1,8 +1,14 @@
-"""environment.yml must describe the same pinned environment as pyproject.toml."""
+"""environment.yml must describe the same pinned environment as pyproject.toml; `make app` must serve where it says."""
 
+import os
+import re
+import socket
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
+import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
@@ -52,3 +58,26 @@ def test_constraints_agree_with_pins():
         key = name.lower().replace("_", "-")
         assert key in lock, f"{name} is pinned in pyproject.toml but missing from constraints.txt"
         assert lock[key] == ver, f"{name}: pyproject {ver} vs constraints.txt {lock[key]}"
+
+
+def test_app_refuses_a_taken_port_instead_of_serving_elsewhere():
+    """Voila moves to the next free port when its port is taken, so `make app` would announce
+    http://127.0.0.1:8866 while serving another address. It must say so and exit 2 instead, and a
+    malformed PORT must be named with what is allowed."""
+    from workbook.app import DEFAULT_PORT, app_port, port_in_use
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert port_in_use(port)
+        r = subprocess.run([sys.executable, "-m", "workbook.app"], env=dict(os.environ, PORT=str(port)),
+                           capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and r.stdout == ""
+    assert f"port {port} on 127.0.0.1 is already in use" in r.stderr and f"PORT={port + 4} make app" in r.stderr
+    assert not port_in_use(port)  # released with the socket
+    assert app_port({}) == DEFAULT_PORT == 8866 and app_port({"PORT": " 8870 "}) == 8870
+    for bad in ("80x", "80", "70000", "-1"):
+        with pytest.raises(ValueError, match=re.escape(f"PORT={bad!r} is not a port number; allowed: a whole number "
+                                                       "from 1024 to 65535")):
+            app_port({"PORT": bad})

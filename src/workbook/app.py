@@ -1,4 +1,4 @@
-"""Serve the Voila app offline on http://127.0.0.1:8866 (``make app``).
+"""Serve the Voila app offline on http://127.0.0.1:8866 (``make app``; ``PORT=8870 make app`` for another port).
 
 Voila's ``lab`` template links Font Awesome from a CDN (voila#539); we generate a two-file template
 ``offline`` that extends it without those lines, from the *installed* template so it follows the
@@ -8,6 +8,7 @@ pinned Voila (../shared/reference/jupyter_stack.md). Settings live in the commit
 from __future__ import annotations
 
 import os
+import socket
 import sys
 from pathlib import Path
 
@@ -75,12 +76,48 @@ def voila_command(notebook: Path = APP_NOTEBOOK, port: int = 8866) -> tuple[list
     return cmd, env
 
 
-def main() -> None:
-    cmd, env = voila_command()
-    print("Serving the workbook on http://127.0.0.1:8866 (Ctrl-C stops it)", flush=True)
+#: Where ``make app`` serves (voila.json's port); ``PORT=8870 make app`` picks another.
+DEFAULT_PORT = 8866
+
+
+def app_port(environ=os.environ) -> int:
+    """The port to serve on: ``PORT`` from the environment, else :data:`DEFAULT_PORT`."""
+    raw = environ.get("PORT", "").strip() or str(DEFAULT_PORT)
+    if not raw.isdigit() or not 1024 <= int(raw) <= 65535:
+        raise ValueError(f"PORT={raw!r} is not a port number; allowed: a whole number from 1024 to 65535, e.g. PORT=8870")
+    return int(raw)
+
+
+def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
+    """Whether something already listens on ``host:port`` (Voila would then silently move to the next port)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError:
+            return True
+    return False
+
+
+def main() -> int:
+    """Serve the app on 127.0.0.1 at :func:`app_port`; exit 2 with a message when that port is taken or
+    ``PORT`` is malformed, instead of Voila's silent move to another port than the one announced."""
+    try:
+        port = app_port()
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    if port_in_use(port):
+        print(f"error: port {port} on 127.0.0.1 is already in use (another `make app` still running?). Stop it, "
+              f"or serve on another port: PORT={port + 4} make app", file=sys.stderr)
+        return 2
+    cmd, env = voila_command(port=port)
+    cmd.append("--Voila.port_retries=0")  # never serve anywhere but the announced address
+    print(f"Serving the workbook on http://127.0.0.1:{port} (Ctrl-C stops it)", flush=True)
     os.chdir(REPO)  # voila.json is read from the launch directory
     os.execve(sys.executable, cmd, env)
+    return 0  # not reached: execve replaces this process
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
