@@ -553,6 +553,42 @@ def test_pilot_time_factor_reproduces_mosaicml_published_mfu(cat):
         A.pilot_time_factor(1000.0, 7e9, {"accelerator": "a100-80gb-sxm", "n_gpus": 8, "precision": "fp8"}, catalog=cat)
 
 
+#: llm-foundry's published MFU (incl. attention FLOPs) per benchmark row (scripts/train/benchmarking/README.md,
+#: quoted in data/published_runs.csv notes).
+LLM_FOUNDRY_MFU = {"mpt-70b-bench-h100": 0.4257, "mpt-70b-bench-a100-80gb": 0.5333, "mpt-30b-bench-h100": 0.3811,
+                   "mpt-30b-bench-a100-80gb": 0.553, "mpt-13b-bench-h100": 0.3979, "mpt-13b-bench-a100-80gb": 0.5957,
+                   "mpt-7b-bench-h100": 0.4644, "mpt-7b-bench-a100-80gb": 0.6423, "mpt-7b-bench-a100-40gb": 0.5092}
+
+
+@pytest.mark.parametrize("run", list(LLM_FOUNDRY_MFU))
+def test_measured_mfu_matches_llm_foundry_for_every_benchmark(cat, run):
+    """The FLOP accounting behind measured_mfu (6 N + 12 L d s per token, the engine's shape) reproduces
+    every MFU llm-foundry published from its own tokens/s, within half a point."""
+    row = cat.tables["published_runs"].set_index("run_id").loc[run]
+    r = A.pilot_time_factor(row["tokens_per_s_per_gpu"], row["params_total"],
+                            {"accelerator": row["accelerator_id"], "n_gpus": int(row["gpu_count"])},
+                            seq_len=int(row["seq_len"]), attention="full", catalog=cat)
+    assert r["measured_mfu"] == pytest.approx(LLM_FOUNDRY_MFU[run], abs=0.005)
+
+
+def test_benchmark_throughput_is_the_steady_state_prediction(cat):
+    b = A.benchmark_table(cat).set_index("run")
+    runs = cat.tables["published_runs"]
+    assert len(b) == ((runs["row_type"] == "throughput_benchmark") & runs["tokens_per_s_per_gpu"].notna()).sum() == 25
+    row = runs.set_index("run_id").loc["mpt-7b-bench-h100"]
+    pilot = A.pilot_time_factor(row["tokens_per_s_per_gpu"], row["params_total"], {"accelerator": "h100-sxm", "n_gpus": 8},
+                                seq_len=2048, catalog=cat)
+    assert b.loc["mpt-7b-bench-h100", "predicted_tok_s_gpu"] == pytest.approx(pilot["predicted_tokens_per_s_per_gpu"])
+    np.testing.assert_allclose(b["error"], b["predicted_tok_s_gpu"] / b["published_tok_s_gpu"] - 1.0)
+    assert b.loc["nemo-llama3-8b-h100", "source"] == "NeMo (NVIDIA)" and b.loc["mtnlg-530b-2240gpu", "source"] == "papers"
+    assert b.loc["mpt-70b-bench-h100", "source"] == "llm-foundry (MosaicML)"
+    # MoE rows are predicted on their active parameters: DeepSeek-V3 (37B active of 671B) is within 25 %.
+    assert abs(b.loc["nemo-deepseek-v3-gb200", "error"]) < 0.25
+    figures = validate.report(cat, out=io.StringIO(), cv=False)
+    m = validate.metrics(b["published_tok_s_gpu"], b["predicted_tok_s_gpu"])
+    assert (figures["benchmark_runs"], figures["benchmark_mdape"]) == (25, pytest.approx(m["mdape"]))
+
+
 def test_recalibration_floor_hand_computed():
     """published / predicted: group a 1, 1.5, 3; group b 2, 2.2. Within +-25 % a window spans 1.25 / 0.75 =
     1.67x: 1 and 1.5 fit (a), 2 and 2.2 fit (b), 4 of 5. MdAPE: 3 of 5 runs must fit within +-x; one per

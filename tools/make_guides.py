@@ -341,7 +341,7 @@ NOTEBOOKS = {
         "(the prospective holdout, column `entry_batch`): the cleanest test. Every run is also predicted out of sample once: with the "
         "constants refitted on all the other runs (leave-one-out, `loo_error`).",
         imports("accuracy_table", "accuracy_summary", "accuracy_bias", "accuracy_floor", "twin_pair_table",
-                "accuracy_chart", "throughput_ratio_table"),
+                "accuracy_chart", "benchmark_table", "throughput_ratio_table"),
         'overrides: Optional[str] = None  # overrides CSV path, None for the shipped data',
         [
             step("### Published vs predicted GPU-hours\nOne row per usable full run (`gpu_count_assumed`: the GPU "
@@ -372,6 +372,11 @@ NOTEBOOKS = {
              "twins = twin_pair_table(catalog)\ntwins"),
             step("### Predicted vs published\nLog axes; the dashed line is a perfect prediction, the band +-25 %.",
              "SVG(to_svg(accuracy_chart(table)))"),
+            step("### Steady-state throughput against published benchmarks\nTokens/s per GPU between failures, "
+             "as the vendors' and MosaicML's benchmarks measure it, against the engine's steady state for the same "
+             "model, part, GPU count and precision: the time model with no goodput and no site in the way. The "
+             "`source` is the software that set the record.",
+             "bench = benchmark_table(catalog)\nbench.groupby(\"source\")[\"error\"].describe()"),
             step("### Speed ratios between accelerators\nPer-GPU throughput of the same model and software on two "
              "accelerators (MPT and NeMo benchmarks), predicted vs published: does the engine rank hardware right?",
              "ratios = throughput_ratio_table(catalog)\nratios"),
@@ -386,6 +391,8 @@ NOTEBOOKS = {
         'print(floor.round(3).to_string(index=False))\n'
         'print()\n'
         'print(twins[["slower", "faster", "accelerator", "ratio", "min_worst_off"]].round(3).to_string(index=False))\n'
+        'print()\n'
+        'print(bench[["run", "source", "published_tok_s_gpu", "predicted_tok_s_gpu", "error"]].round(3).to_string(index=False))\n'
         'print()\n'
         'print(ratios[["pair", "published_ratio", "predicted_ratio", "error"]].round(3).to_string(index=False))',
     ),

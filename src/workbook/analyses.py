@@ -53,6 +53,7 @@ __all__ = [
     "article_rent_vs_buy",
     "bandwidth_chart",
     "bandwidth_vs_flops",
+    "benchmark_table",
     "claims_engine_view",
     "claims_overview",
     "claims_table",
@@ -324,6 +325,7 @@ _CONFIG_KEYS = ("accelerator", "n_gpus", "fabric", "precision", "input_pipeline"
 def _speed_columns(est: pd.DataFrame) -> pd.DataFrame:
     out = est[["accelerator", "n_gpus", "n_params", "n_tokens", "fabric", "precision", "input_pipeline",
                "global_batch_tokens", "wall_days", "gpu_hours", "mfu", "tokens_per_s", "tokens_per_s_per_gpu",
+               "steady_tokens_per_s_per_gpu",
                "fits_in_memory", "step_s", *STEP_COLUMNS, "dp_comm_s"]].copy()
     out.insert(out.columns.get_loc("fits_in_memory"), "layout", est.apply(_layout, axis=1))
     return out
@@ -352,7 +354,7 @@ def speed_table(n_params, n_tokens, configs, *, seq_len: int = 4096, catalog: Ca
     Returns
     -------
     DataFrame, one row per config: ``label``, the inputs, ``wall_days``, ``gpu_hours``, ``mfu``,
-    ``tokens_per_s``, ``layout``, ``fits_in_memory``, ``step_s`` and :data:`STEP_COLUMNS`
+    ``tokens_per_s``, ``tokens_per_s_per_gpu``, ``steady_tokens_per_s_per_gpu`` (before goodput), ``layout``, ``fits_in_memory``, ``step_s`` and :data:`STEP_COLUMNS`
     [s per optimizer step], ``dp_comm_s`` (data-parallel traffic before overlap) [s].
     """
     cat = _catalog(catalog)
@@ -430,7 +432,7 @@ def pilot_time_factor(measured_tokens_per_s_per_gpu: float, n_params: float, con
     if not math.isfinite(float(r["step_s"])):
         raise ValueError(f"config={dict(config)!r}: the engine has no step time for it (precision "
                          f"{r['precision']!r} unsupported on {r['accelerator']}); allowed: a precision the part has")
-    predicted = float(r["global_batch_tokens"] / r["step_s"] / r["n_gpus"])
+    predicted = float(r["steady_tokens_per_s_per_gpu"])
     spec = cat.tables["accelerators"].set_index("accelerator_id").loc[r["accelerator"]]
     peak = float(spec[f"tflops_dense_{r['precision']}"]) * 1e12
     fpt = float(flops_per_token(n_params, seq_len=seq_len, attention=attention))
@@ -1446,6 +1448,14 @@ def accuracy_chart(table: pd.DataFrame) -> alt.Chart:
     )
     return (band + line + points).properties(width=WIDTH, height=WIDTH,
                                              title="Predicted vs published GPU-hours (dashed: y = x; band: +-25%)")
+
+
+def benchmark_table(catalog: Catalog | None = None) -> pd.DataFrame:
+    """The engine's steady-state tokens/s per GPU against every published throughput benchmark
+    (:func:`workbook.validate.benchmark_throughput`): the time model without goodput or site effects."""
+    from . import validate  # imported here: `python -m workbook.validate` must not find it preloaded
+
+    return validate.benchmark_throughput(_catalog(catalog))
 
 
 def throughput_ratio_table(catalog: Catalog | None = None) -> pd.DataFrame:

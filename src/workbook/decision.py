@@ -155,7 +155,7 @@ def site_defaults(s: Scenario, cat: Catalog) -> dict:
 
 #: Columns of :func:`workbook.estimate_frame` that :attr:`Scenario.time_factor` multiplies (times) or divides (rates).
 TIME_COLUMNS = ("wall_hours", "wall_days", "gpu_hours")
-RATE_COLUMNS = ("tokens_per_s", "tokens_per_s_per_gpu", "mfu", "mfu_bf16_peak")
+RATE_COLUMNS = ("tokens_per_s", "tokens_per_s_per_gpu", "steady_tokens_per_s_per_gpu", "mfu", "mfu_bf16_peak")
 
 
 def sweep(s: Scenario, cat: Catalog | None = None) -> pd.DataFrame:

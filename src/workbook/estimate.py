@@ -83,7 +83,9 @@ def estimate_frame(configs: pd.DataFrame, *, catalog: Catalog | None = None,
 
     Input columns: see :data:`CONFIG_DEFAULTS` (``n_params``, ``n_tokens``, ``accelerator``,
     ``n_gpus`` required). Output: the inputs plus ``flops_total``, ``gpu_hours``, ``wall_days``,
-    ``mfu``, ``tokens_per_s``, ``memory_per_gpu_gb``, ``fits_in_memory``, the layout (``tp``, ``pp``,
+    ``mfu``, ``tokens_per_s`` (whole run, goodput included), ``steady_tokens_per_s_per_gpu`` (between
+    failures: global batch / step time / GPUs, what a benchmark or a short pilot measures),
+    ``memory_per_gpu_gb``, ``fits_in_memory``, the layout (``tp``, ``pp``,
     ``dp``, ``zero_stage``, ``recompute``), the step components and the derating factors.
     A configuration whose precision the accelerator lacks gets ``supported = False`` and NaN times.
     """
@@ -209,6 +211,7 @@ def estimate_frame(configs: pd.DataFrame, *, catalog: Catalog | None = None,
         "wall_hours": nan_if(wall_hours), "wall_days": nan_if(wall_hours / 24.0),
         "gpu_hours": nan_if(wall_hours * n_gpus),
         "tokens_per_s": nan_if(tokens_per_s * gp), "tokens_per_s_per_gpu": nan_if(tokens_per_s * gp / n_gpus),
+        "steady_tokens_per_s_per_gpu": nan_if(tokens_per_s / n_gpus),
         "mfu": nan_if(flops_total / (n_gpus * wall_hours * 3600.0 * peak * 1e12)),
         "mfu_bf16_peak": nan_if(flops_total / (n_gpus * wall_hours * 3600.0 * peak_bf16 * 1e12)),
         "memory_per_gpu_gb": layout["memory_per_gpu_gb"], "memory_gb_available": spec["memory_gb"].to_numpy(float),

@@ -6,7 +6,8 @@ the naive baseline (one constant MFU, 6 N D, fitted to the same calibration rows
 with (:func:`time_range`: where the held-out runs landed relative to their predictions, with its
 leave-one-out coverage, and :func:`forward_range_check`: each later batch of runs against the range
 of the runs entered before it); what no recalibration by accelerator can fix (:func:`recalibration_floor`,
-:func:`twin_pairs`); then predicted vs published per-GPU throughput ratios between accelerators.
+:func:`twin_pairs`); the steady-state throughput against every published benchmark
+(:func:`benchmark_throughput`); then predicted vs published per-GPU throughput ratios between accelerators.
 Ends with ``name: value`` lines.
 
 ``--fit`` refits the free constants (gemm_efficiency, memory_traffic_bytes_per_token_layer_dmodel,
@@ -396,14 +397,38 @@ RATIO_PAIRS = [
 ]
 
 
+def _steady_throughput(rows: pd.DataFrame, catalog) -> np.ndarray:
+    """Predicted tokens/s per GPU between failures (what a benchmark measures) for benchmark rows."""
+    rows = rows.assign(n_gpus=rows["gpu_count"].astype(int))
+    return estimate_frame(_configs(rows, np.full(len(rows), 1e11)), catalog=catalog)["steady_tokens_per_s_per_gpu"].to_numpy(float)
+
+
+def benchmark_throughput(catalog=None) -> pd.DataFrame:
+    """Every published throughput benchmark (``row_type`` throughput_benchmark with tokens/s per GPU)
+    against the engine's steady-state prediction for its model, part, GPU count, sequence length and
+    precision (the engine's default global batch; the benchmarks' own batches are not in the rows).
+    One row each: ``run``, ``source`` (the software: llm-foundry, NeMo, or papers), ``accelerator``, ``n_gpus``,
+    ``precision``, ``published_tok_s_gpu``, ``predicted_tok_s_gpu``, ``error`` (predicted / published - 1)."""
+    cat = catalog or load_catalog()
+    runs = cat.tables["published_runs"]
+    rows = runs[(runs["row_type"] == "throughput_benchmark") & runs["tokens_per_s_per_gpu"].notna()].reset_index(drop=True)
+    pred = _steady_throughput(rows, cat)
+    pub = rows["tokens_per_s_per_gpu"].to_numpy(float)
+    src = rows["source"].fillna("")
+    source = np.select([src.str.contains("llm-foundry"), src.str.contains("NeMo")],
+                       ["llm-foundry (MosaicML)", "NeMo (NVIDIA)"], "papers")
+    return pd.DataFrame({"run": rows["run_id"], "source": source, "accelerator": rows["accelerator_id"],
+                         "n_gpus": rows["gpu_count"].astype(int), "precision": rows["precision"],
+                         "published_tok_s_gpu": pub, "predicted_tok_s_gpu": pred, "error": pred / pub - 1.0})
+
+
 def throughput_ratios(catalog=None) -> pd.DataFrame:
     cat = catalog or load_catalog()
     runs = cat.tables["published_runs"].set_index("run_id")
     out = []
     for label, num, den in RATIO_PAIRS:
         rows = runs.loc[[num, den]].reset_index()
-        rows["n_gpus"] = rows["gpu_count"].astype(int)
-        pred = estimate_frame(_configs(rows, np.full(2, 1e11)), catalog=cat)["tokens_per_s_per_gpu"].to_numpy(float)
+        pred = _steady_throughput(rows, cat)
         pub = rows["tokens_per_s_per_gpu"].to_numpy(float)
         out.append({"pair": label, "published_ratio": pub[0] / pub[1], "predicted_ratio": pred[0] / pred[1],
                     "published_tok_s_gpu": pub[0], "predicted_tok_s_gpu": pred[0]})
@@ -495,6 +520,16 @@ def report(catalog=None, out=sys.stdout, cv: bool = True) -> dict:
     worst = table.iloc[int(np.argmax(np.abs(np.log(pred / pub))))]
     print(f"\nWorst row: {worst['run']} ({worst['error']:+.1%})", file=out)
     print(f"Baseline: constant MFU {base_mfu:.3f} of dense BF16 peak, 6 N_active D, fitted on the calibration rows", file=out)
+    bench = benchmark_throughput(cat)
+    m_bench = metrics(bench["published_tok_s_gpu"], bench["predicted_tok_s_gpu"])
+    print(f"\nSteady-state throughput against the {m_bench['n']} published benchmarks (tokens/s per GPU between "
+          f"failures; no goodput, no site): MdAPE {m_bench['mdape']:.1%}, {m_bench['within_25pct']:.0%} within +-25 %, "
+          f"worst {m_bench['max_ratio_off']:.2f}x", file=out)
+    print(bench.to_string(index=False, formatters={"published_tok_s_gpu": "{:,.1f}".format,
+                                                  "predicted_tok_s_gpu": "{:,.1f}".format, "error": "{:+.1%}".format}),
+          file=out)
+    print(bias_by_group(bench["source"], bench["error"]).to_string(formatters={"median_error": "{:+.1%}".format}),
+          file=out)
     ratios = throughput_ratios(cat)
     print("\nPer-GPU throughput ratios between accelerators (benchmark rows, same model and software):", file=out)
     print(ratios.to_string(index=False, formatters={"published_ratio": "{:.2f}".format, "predicted_ratio": "{:.2f}".format,
@@ -508,6 +543,8 @@ def report(catalog=None, out=sys.stdout, cv: bool = True) -> dict:
         "baseline_mfu": base_mfu, "baseline_mdape": b_all["mdape"], "baseline_within_25pct": b_all["within_25pct"],
         "baseline_max_ratio_off": b_all["max_ratio_off"],
         "ratio_mdape": float(np.median(np.abs(ratios["error"]))),
+        "benchmark_runs": m_bench["n"], "benchmark_mdape": m_bench["mdape"],
+        "benchmark_within_25pct": m_bench["within_25pct"],
         "range_low": rng["low"], "range_median": rng["median"], "range_high": rng["high"],
         "range_loo_coverage": rng["loo_coverage"],
         "floor_mdape": floor["mdape"], "floor_within_25pct": floor["within_25pct"],
