@@ -662,7 +662,9 @@ def test_time_model_trust_names_the_twin_runs_and_the_time_factor(cat):
     text = A.time_model_trust("h100-sxm", cat, wall_days=60.0, time_factor=1.5)
     assert f"For the predicted 40 days, plan for {40 * r['low']:.0f} to {40 * r['high']:.0f} days." in text
     assert "You set a time factor of 1.5x, so the recommendation plans for 60 days where the engine predicts 40 days." in text
-    assert "reached 4.3x less of the NVIDIA H100 SXM5 80GB's peak than SmolLM3 3B" in text
+    assert ("reached 4.3x less of the NVIDIA H100 SXM5 80GB's peak than SmolLM3 3B, a model of its size (192 GPUs and "
+            "2,048-token sequences against 384 and 4,096, where every physical model expects the first to be at least "
+            "as fast)") in text
     assert "time factor" in A.time_model_trust("h100-sxm", cat, wall_days=40.0)  # the advice, without a factor set
     assert "You set a time factor" not in A.time_model_trust("h100-sxm", cat, wall_days=40.0)
     for bad in (0.0, -1.0, float("nan")):

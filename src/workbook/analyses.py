@@ -1404,8 +1404,10 @@ def time_model_trust(accelerator: str | None = None, catalog: Catalog | None = N
             t, names = twins.iloc[0], table.set_index("run_id")["model"]
             part = cat.tables["accelerators"].set_index("accelerator_id").loc[t["accelerator"], "name"]
             text += (f" Part of the spread is in the runs themselves: {names[t['slower']]} reached {t['ratio']:.1f}x less "
-                     f"of the {part}'s peak than {names[t['faster']]}, a model of its size trained with more "
-                     "GPUs and longer sequences. The cluster, its scheduler and the software stack matter as much as "
+                     f"of the {part}'s peak than {names[t['faster']]}, a model of its size ({t['slower_gpus']:,} GPUs and "
+                     f"{t['slower_seq_len']:,}-token sequences against {t['faster_gpus']:,} and {t['faster_seq_len']:,}, "
+                     "where every physical model expects the first to be at least as fast). The cluster, its "
+                     "scheduler and the software stack matter as much as "
                      "the chip: time a short pilot run of your stack and enter measured / predicted time as the time "
                      "factor.")
         if time_factor != 1.0 and wall_days is not None:
