@@ -421,7 +421,7 @@ def pilot_time_factor(measured_tokens_per_s_per_gpu: float, n_params: float, con
     precision), ``in_scenario_range`` (whether a Scenario accepts the factor, 0.25 to 10).
     """
     from .compute import flops_per_token
-    from .scenario import Scenario
+    from .scenario import TIME_FACTOR_RANGE
 
     check_number("measured_tokens_per_s_per_gpu", measured_tokens_per_s_per_gpu, positive=True)
     if not isinstance(config, Mapping):
@@ -437,13 +437,10 @@ def pilot_time_factor(measured_tokens_per_s_per_gpu: float, n_params: float, con
     peak = float(spec[f"tflops_dense_{r['precision']}"]) * 1e12
     fpt = float(flops_per_token(n_params, seq_len=seq_len, attention=attention))
     factor = predicted / float(measured_tokens_per_s_per_gpu)
-    bounds = Scenario.model_fields["time_factor"].metadata
-    lo = next(m.ge for m in bounds if hasattr(m, "ge"))
-    hi = next(m.le for m in bounds if hasattr(m, "le"))
     return {"time_factor": factor, "predicted_tokens_per_s_per_gpu": predicted,
             "measured_tokens_per_s_per_gpu": float(measured_tokens_per_s_per_gpu),
             "predicted_mfu": fpt * predicted / peak, "measured_mfu": fpt * float(measured_tokens_per_s_per_gpu) / peak,
-            "in_scenario_range": bool(lo <= factor <= hi)}
+            "in_scenario_range": bool(TIME_FACTOR_RANGE[0] <= factor <= TIME_FACTOR_RANGE[1])}
 
 
 def _config_label(c: Mapping, r) -> str:

@@ -588,12 +588,11 @@ def _why_top(s: Scenario, best: pd.Series, n_feasible: int, breakeven: float, bu
         slow = best["wall_days"] * time_range["high"]
         ttr = best["lead_time_days"] + slow
         margin = s.deadline_days - ttr
-        days = days_text
-        verdict = (f"still inside the {s.deadline_days:g}-day deadline by {days(margin)}" if margin >= 0
-                   else f"{days(-margin)} past the {s.deadline_days:g}-day deadline")
+        verdict = (f"still inside the {s.deadline_days:g}-day deadline by {days_text(margin)}" if margin >= 0
+                   else f"{days_text(-margin)} past the {s.deadline_days:g}-day deadline")
         out.append(f"If the run overshoots its prediction as much as the slowest tenth of published pre-training runs "
                    f"did ({time_range['high']:.2f}x, the {RANGE_QUANTILES[1] * 100:.0f}th percentile of "
-                   f"{time_range['n']} held-out runs): {days(slow)}, {days(ttr)} to a finished run, {verdict}."
+                   f"{time_range['n']} held-out runs): {days_text(slow)}, {days_text(ttr)} to a finished run, {verdict}."
                    + ("" if margin >= 0 else
                       " No feasible option would still make it." if robust is None else
                       f" The best-ranked option that would: {MODE_PHRASE[robust['acquisition']]} {int(robust['n_gpus'])} x "

@@ -34,6 +34,10 @@ class ScenarioError(ValueError):
         super().__init__("invalid scenario: " + "; ".join(lines))
 
 
+#: Allowed :attr:`Scenario.time_factor` (a pilot run's measured / predicted time) [x].
+TIME_FACTOR_RANGE = (0.25, 10.0)
+
+
 class Scenario(BaseModel):
     """Inputs of :func:`workbook.recommend`. Units are in the field names or descriptions."""
 
@@ -58,7 +62,7 @@ class Scenario(BaseModel):
     team_size: int = Field(5, ge=1, le=100_000, description="People on the ML team.")
     platform_engineers: int = Field(0, ge=0, le=100_000, description="Engineers who can run clusters (drivers, fabric, schedulers).")
     rocm_experience: bool = Field(False, description="The team has shipped training on ROCm before.")
-    time_factor: float = Field(1.0, ge=0.25, le=10, description=(
+    time_factor: float = Field(1.0, ge=TIME_FACTOR_RANGE[0], le=TIME_FACTOR_RANGE[1], description=(
         "Plan for runs taking this many times the engine's predicted time [x]; 1 = as predicted. Set it from "
         "a pilot run of your own stack (its measured step time / the engine's), or to the slow end of the "
         "published runs (python -m workbook.validate: range_high). It scales every option's days and GPU-hours "

@@ -141,15 +141,21 @@ def bias_by_group(groups, errors) -> pd.DataFrame:
 RANGE_QUANTILES = (0.10, 0.90)
 
 
+def _ratios(published, predicted) -> np.ndarray:
+    """``published / predicted`` GPU-hours, checked: at least one, all finite and positive."""
+    r = np.asarray(published, float) / np.asarray(predicted, float)
+    if r.size == 0 or not np.all(np.isfinite(r)) or np.any(r <= 0):
+        raise ValueError(f"published/predicted has {r.size} values, some not finite and positive; allowed: "
+                         "at least one pair of positive GPU-hours")
+    return r
+
+
 def time_range(published, predicted) -> dict:
     """Where published runs landed relative to their predictions: the :data:`RANGE_QUANTILES` (``low``,
     ``high``) and the median of ``published / predicted``, over ``n`` runs; and ``loo_coverage``, the
     share of runs inside the range computed from all the *other* runs (leave-one-out), an estimate of
     how often the range holds for a run it has not seen (NaN with fewer than 3 runs)."""
-    r = np.asarray(published, float) / np.asarray(predicted, float)
-    if r.size == 0 or not np.all(np.isfinite(r)) or np.any(r <= 0):
-        raise ValueError(f"published/predicted has {r.size} values, some not finite and positive; allowed: "
-                         "at least one pair of positive GPU-hours")
+    r = _ratios(published, predicted)
     lo, med, hi = np.quantile(r, [RANGE_QUANTILES[0], 0.5, RANGE_QUANTILES[1]])
     coverage = np.nan
     if r.size >= 3:
@@ -167,7 +173,7 @@ def forward_range_check(batch, holdout, published, predicted) -> pd.DataFrame:
     batch: ``batch`` (its name), ``runs_before``, ``low``, ``high``, ``runs``, ``inside``. Predictions are
     the ones passed in (today's constants), not those of the day the batch was entered."""
     batch, holdout = np.asarray(batch, int), np.asarray(holdout, bool)
-    r = np.asarray(published, float) / np.asarray(predicted, float)
+    r = _ratios(published, predicted)
     rows = []
     for k in sorted(set(batch[batch >= 1])):
         before, now = holdout & (batch < k), batch == k
@@ -203,10 +209,9 @@ def recalibration_floor(groups, published, predicted) -> dict:
     Returns those with ``n`` (runs) and ``groups``.
     """
     groups = np.asarray(groups)
-    r = np.asarray(published, float) / np.asarray(predicted, float)
-    if r.size == 0 or not np.all(np.isfinite(r)) or np.any(r <= 0) or groups.shape != r.shape:
-        raise ValueError(f"published/predicted has {r.size} values for {groups.size} groups, some not finite and "
-                         "positive; allowed: one group per run and positive GPU-hours")
+    r = _ratios(published, predicted)
+    if groups.shape != r.shape:
+        raise ValueError(f"published/predicted has {r.size} values for {groups.size} groups; allowed: one group per run")
     parts = [np.log(r[groups == g]) for g in np.unique(groups)]
 
     def inside(x: float) -> int:  # runs brought within +-x by the best multiplier per group
