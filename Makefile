@@ -15,17 +15,17 @@ $(STAMP): pyproject.toml constraints.txt
 venv: $(STAMP)
 
 app: $(STAMP)
-	$(BIN)/python -m workbook.app
+	$(BIN)/python -m workbook app
 
 test: $(STAMP)
 	$(BIN)/ruff check src tests tools
 	$(BIN)/python -m pytest
 
 validate: $(STAMP)
-	$(BIN)/python -m workbook.validate
+	$(BIN)/python -m workbook validate
 
 bench: $(STAMP)
-	$(BIN)/python -m workbook.bench
+	$(BIN)/python -m workbook bench
 
 clean:
 	rm -rf $(VENV)

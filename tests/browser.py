@@ -115,7 +115,7 @@ def start_voila(
     Uses :func:`workbook.app.voila_command` (offline template, ``voila.json`` read from the repo
     root). The server runs in its own process group so that its kernels stop with it.
     """
-    from workbook.app import APP_NOTEBOOK, voila_command
+    from workbook.present.app.serve import APP_NOTEBOOK, voila_command
 
     port = port or free_port()
     cmd, env = voila_command(notebook or APP_NOTEBOOK, port)

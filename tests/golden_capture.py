@@ -54,7 +54,7 @@ def _options_digest(o) -> str:
 
 def capture_recommendations() -> dict:
     from workbook import article_comparison, presets, recommend
-    from workbook.analyses import time_model_trust
+    from workbook.calibrate.trust import time_model_trust
 
     out = {}
     for name, s in presets.items():
@@ -85,7 +85,7 @@ def capture_recommendations() -> dict:
 
 
 def capture_validate() -> dict:
-    from workbook import validate
+    from workbook.cli import validate
 
     buf = io.StringIO()
     figures = validate.report(out=buf, cv=True)

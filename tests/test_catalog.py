@@ -8,8 +8,9 @@ import pandas as pd
 import pytest
 
 import workbook
-from workbook.catalog import CatalogError, DATA_DIR, Override, UnknownIdError, load_catalog, load_table, parse_table
-from workbook.schema import TABLES
+from workbook.catalog import CatalogError, DATA_DIR, Override, UnknownIdError, load_catalog
+from workbook.catalog.lookup import load_table, parse_table
+from workbook.catalog.schema import TABLES
 
 REQUIRED_ACCELERATORS = [
     "a100-40gb-sxm", "a100-80gb-sxm", "h100-sxm", "h800-sxm", "h100-pcie", "h200-sxm", "b200-hgx",

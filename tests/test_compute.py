@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workbook.compute import (
+from workbook.model.flops import (
     attention_flops_per_token, chinchilla_tokens, flops_per_token, model_shape, training_flops,
 )
 

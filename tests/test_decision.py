@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workbook import ARTICLE_ADVICE, Scenario, ScenarioError, article_comparison, presets, recommend
-from workbook.decision import gpu_counts
-from workbook.scenario import ACQUISITIONS
+from workbook.decide import gpu_counts
+from workbook.decide.scenario import ACQUISITIONS
 
 BASE = dict(workload="pretrain", n_params=70e9, n_tokens=5e12, deadline_days=120, budget_usd=2_000_000,
             runs_per_year=2, site_power_kw=500, rack_limit_kw=40, cooling="air", team_size=5,
@@ -247,8 +247,8 @@ def test_sensitivity_added_later_equals_recommend_with_it():
 def test_pick_says_whether_it_still_makes_the_deadline_at_the_slow_end_of_published_runs():
     """The slow end is the 90th percentile of published / predicted GPU-hours on the held-out runs
     (workbook.validate.time_range); the reason applies it to the pick's days by hand-checkable arithmetic."""
-    from workbook import analyses as A
-    from workbook import validate
+    from workbook.guides import analyses as A
+    from workbook.calibrate import validate
 
     rng = validate.holdout_time_range()
     t = A.accuracy_table()
@@ -274,7 +274,7 @@ def test_a_pick_that_misses_at_the_slow_end_names_the_cheapest_option_that_would
     """band-7b-to-70b (cheapest within 90 days): the pick needs 86 of the 90 days. Among the feasible
     options whose run, at the slow end of the range (rng["high"] x its prediction), still ends before the
     deadline, the cheapest is named."""
-    from workbook import validate
+    from workbook.calibrate import validate
 
     s = presets["band-7b-to-70b"]
     rng = validate.holdout_time_range()
@@ -297,7 +297,7 @@ def test_time_factor_scales_days_gpu_hours_and_rent_of_every_option():
     """A pilot run measured at 1.5x the engine's time: every option's days and GPU-hours x 1.5, its MFU
     / 1.5, and a rented run's cost x 1.5 (rent = GPUs x hours x $/GPU-h, linear). The published-runs
     slow-end reason gives way to one naming the factor."""
-    from workbook.decision import option_row
+    from workbook.decide import option_row
 
     s = presets["funded-startup-30b-domain"]
     base, slow = recommend(s, sensitivity=False), recommend(s.replace(time_factor=1.5), sensitivity=False)

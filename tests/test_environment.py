@@ -64,14 +64,14 @@ def test_app_refuses_a_taken_port_instead_of_serving_elsewhere():
     """Voila moves to the next free port when its port is taken, so `make app` would announce
     http://127.0.0.1:8866 while serving another address. It must say so and exit 2 instead, and a
     malformed PORT must be named with what is allowed."""
-    from workbook.app import DEFAULT_PORT, app_port, port_in_use
+    from workbook.present.app.serve import DEFAULT_PORT, app_port, port_in_use
 
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
         assert port_in_use(port)
-        r = subprocess.run([sys.executable, "-m", "workbook.app"], env=dict(os.environ, PORT=str(port)),
+        r = subprocess.run([sys.executable, "-m", "workbook", "app"], env=dict(os.environ, PORT=str(port)),
                            capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and r.stdout == ""
     assert f"port {port} on 127.0.0.1 is already in use" in r.stderr and f"PORT={port + 4} make app" in r.stderr

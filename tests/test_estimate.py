@@ -8,9 +8,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from workbook import check_claim, estimate_frame, estimate_training, inference_frame, load_catalog
-from workbook.cost import breakeven_runs_per_year, capex, ownership_per_year, rent_cost_per_run
-from workbook.performance import goodput
-from workbook.power import cluster_power, node_power_kw
+from workbook.model.cost import breakeven_runs_per_year, capex, ownership_per_year, rent_cost_per_run
+from workbook.model.step_time import goodput
+from workbook.model.power import cluster_power, node_power_kw
 
 ACCS = ["a100-80gb-sxm", "h100-sxm", "h200-sxm", "b200-hgx", "mi300x", "rtx-pro-6000-server", "gb200-nvl72"]
 

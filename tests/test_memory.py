@@ -2,7 +2,7 @@
 
 import pytest
 
-from workbook.memory import (
+from workbook.model.memory import (
     activation_memory_gb, adapter_state_memory_gb, model_state_bytes_per_param, model_state_memory_gb,
 )
 

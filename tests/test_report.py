@@ -17,13 +17,13 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
-from workbook import analyses as A
+from workbook.guides import analyses as A
 
-from workbook import report as rp
-from workbook.__main__ import main
-from workbook.decision import recommend
-from workbook.presets import presets
-from workbook.scenario import Scenario, ScenarioError
+from workbook.present import memo as rp
+from workbook.cli import main
+from workbook.decide import recommend
+from workbook.decide import presets
+from workbook.decide.scenario import Scenario, ScenarioError
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -9,10 +9,11 @@ import re
 import numpy as np
 import pytest
 
-from workbook import charts, presets, recommend
-from workbook.scenario import Scenario
-from workbook.app import PREVIEW_KEY
-from workbook.ui import WorkbookApp, build_app, open_app, preset_from_query
+from workbook import presets, recommend
+from workbook.present import charts
+from workbook.decide.scenario import Scenario
+from workbook.present.app.serve import PREVIEW_KEY
+from workbook.present.app.page import WorkbookApp, build_app, open_app, preset_from_query
 
 
 @pytest.fixture(scope="module")
@@ -123,7 +124,7 @@ def test_assumptions_table_shows_sources_and_snapshot(app):
 
 
 def test_robustness_says_how_far_to_trust_the_time_estimate(app):
-    from workbook.analyses import time_model_trust
+    from workbook.guides.analyses import time_model_trust
 
     text = time_model_trust(app.rec.top.accelerator, app.catalog, wall_days=app.rec.top.wall_days)
     assert "For the predicted " in text  # the pick's own days, with the range to plan for

@@ -6,10 +6,10 @@ Public API (notebooks, the Voila app and reports use only this)::
 """
 
 from .catalog import CatalogError, UnknownIdError, accelerators, load_catalog
-from .claims import check_claim
-from .compute import chinchilla_tokens, flops_per_token, model_shape, training_flops
-from .estimate import TrainingEstimate, estimate_frame, estimate_training
-from .inference import inference_frame
+from .model.claims import check_claim
+from .model.estimate import TrainingEstimate, estimate_frame, estimate_training
+from .model.flops import chinchilla_tokens, flops_per_token, model_shape, training_flops
+from .model.serving import inference_frame
 
 __all__ = [
     "CatalogError", "UnknownIdError", "accelerators", "load_catalog", "check_claim", "chinchilla_tokens",
@@ -17,12 +17,18 @@ __all__ = [
     "estimate_training", "inference_frame",
 ]
 
-from .decision import Recommendation, recommend
-from .presets import ARTICLE_ADVICE, article_comparison, presets
-from .scenario import Scenario, ScenarioError
+from .decide import (
+    ARTICLE_ADVICE,
+    Recommendation,
+    Scenario,
+    ScenarioError,
+    article_comparison,
+    presets,
+    recommend,
+)
 
 __all__ += ["Recommendation", "recommend", "ARTICLE_ADVICE", "article_comparison", "presets", "Scenario", "ScenarioError"]
 
-from .analyses import memory_fit_table  # noqa: E402  (fewest GPUs of each type that fit a job)
+from .guides.analyses import memory_fit_table  # noqa: E402  (fewest GPUs of each type that fit a job)
 
 __all__ += ["memory_fit_table"]

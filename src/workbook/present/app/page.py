@@ -24,12 +24,22 @@ import pandas as pd
 from ipywidgets.widgets.widget_description import DescriptionStyle
 from ipywidgets.widgets.widget_string import HTMLStyle
 
-from . import charts
-from .app import PREVIEW_KEY
-from .catalog import load_catalog
-from .decision import Recommendation, option_row, recommend
-from .presets import ARTICLE_ADVICE, article_comparison, presets
-from .scenario import ACQUISITIONS, OBJECTIVES, WORKLOADS, Scenario, ScenarioError
+from ...catalog import load_catalog
+from ...decide import (
+    ACQUISITIONS,
+    ARTICLE_ADVICE,
+    OBJECTIVES,
+    WORKLOADS,
+    Recommendation,
+    Scenario,
+    ScenarioError,
+    article_comparison,
+    option_row,
+    presets,
+    recommend,
+)
+from .. import charts
+from .serve import PREVIEW_KEY
 
 log = logging.getLogger("workbook.ui")
 DEFAULT_PRESET = "funded-startup-30b-domain"
@@ -427,7 +437,7 @@ class WorkbookApp:
 
     def _trust(self) -> str:
         """:func:`workbook.analyses.time_model_trust` for the pick's accelerator and days (~0.1 s; cached)."""
-        from .analyses import time_model_trust
+        from ...calibrate.trust import time_model_trust
 
         top = self.rec.top
         acc, days = (top.accelerator, top.wall_days) if top is not None else (None, None)

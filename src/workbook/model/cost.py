@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .validation import check_number
+from ..checks import check_number
 
 HOURS_PER_YEAR = 8760.0
 

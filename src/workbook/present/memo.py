@@ -33,10 +33,10 @@ from typing import Any
 import pandas as pd
 import yaml
 
-from .scenario import Scenario, ScenarioError
+from ..decide import Scenario, ScenarioError
+from ..shipped import NOTEBOOK_DIR
 
-REPO = Path(__file__).resolve().parents[2]
-REPORT_NOTEBOOK = REPO / "notebooks" / "report.ipynb"
+REPORT_NOTEBOOK = NOTEBOOK_DIR / "report.ipynb"
 #: nbconvert template folder (``memo`` = lab without CDN scripts, input code or prompts).
 TEMPLATE_DIR = Path(__file__).resolve().parent / "templates" / "nbconvert"
 TEMPLATE_NAME = "memo"
@@ -67,7 +67,7 @@ class ReportError(RuntimeError):
 # ------------------------------------------------------------------------------------------------
 def presets() -> dict[str, Scenario]:
     """The named scenarios (``workbook.presets.presets``; imported on demand)."""
-    from .presets import presets as _presets
+    from ..decide import presets as _presets
 
     return dict(_presets)
 
@@ -164,7 +164,7 @@ def memo(scenario: Scenario | str | None = None, preset: str = "", rec: Any = No
             raise ScenarioError([("scenario_yaml", "", "is empty and no preset is given")])
         scenario, preset = resolve_scenario(preset)
     if rec is None:
-        from .decision import recommend
+        from ..decide import recommend
 
         rec = recommend(scenario)
     sentence = recommendation_sentence(rec)
@@ -558,7 +558,7 @@ def _section_sensitivity(rec: Any) -> str:
 
 
 def _section_trust(rec: Any) -> str:
-    from .analyses import time_model_trust
+    from ..calibrate.trust import time_model_trust
 
     top = getattr(rec, "top", None)
     text = time_model_trust(getattr(top, "accelerator", None), getattr(rec, "catalog", None),
@@ -619,7 +619,7 @@ def _price_table(prices: pd.DataFrame, accelerator: str | None) -> pd.DataFrame:
 
 
 def _section_assumptions(scenario: Scenario, rec: Any) -> str:
-    from .catalog import load_catalog
+    from ..catalog import load_catalog
 
     cat = getattr(rec, "catalog", None) or load_catalog()
     top = getattr(rec, "top", None)

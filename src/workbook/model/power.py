@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .validation import check_number
+from ..checks import check_number
 
 
 def node_power_kw(gpus_per_node, tdp_w, host_overhead_kw):

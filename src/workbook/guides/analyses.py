@@ -22,17 +22,25 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from . import cost
-from .catalog import Catalog, load_catalog
-from .claims import check_claim
-from .decision import breakeven_for, days_text, evaluate, gpu_counts, recommend
-from .estimate import METHODS, PRECISIONS, assumption_values, estimate_frame
-from .inference import inference_frame
-from .memory import FROZEN_BASE_BYTES, GB, STATE_BYTES, activation_memory_gb
-from .power import cluster_power
-from .presets import presets
-from .scenario import Scenario
-from .validation import check_choice, check_number
+from ..calibrate.accuracy import (
+    accuracy_bias,
+    accuracy_floor,
+    accuracy_summary,
+    accuracy_table,
+    benchmark_table,
+    throughput_ratio_table,
+    twin_pair_table,
+)
+from ..calibrate.trust import time_model_trust
+from ..catalog import Catalog, resolve_catalog
+from ..checks import check_choice, check_number, need_columns
+from ..decide import Scenario, breakeven_for, evaluate, gpu_counts, presets, recommend
+from ..model import cost
+from ..model.claims import check_claim
+from ..model.estimate import METHODS, PRECISIONS, assumption_values, estimate_frame
+from ..model.memory import FROZEN_BASE_BYTES, GB, STATE_BYTES, activation_memory_gb
+from ..model.power import cluster_power
+from ..model.serving import inference_frame
 
 if TYPE_CHECKING:
     import altair as alt
@@ -130,10 +138,6 @@ _SPLIT_COLORS = {"domain": ["calibration", "holdout"], "range": ["#4c78a8", "#f5
 # ----------------------------------------------------------------------------------------------
 # argument checks
 
-def _catalog(catalog: Catalog | None) -> Catalog:
-    if catalog is not None and not isinstance(catalog, Catalog):
-        raise ValueError(f"catalog={catalog!r} is not a workbook Catalog; allowed: None or load_catalog(...)")
-    return catalog or load_catalog()
 
 
 def _accelerator_ids(cat: Catalog, accelerators, name: str = "accelerators") -> list[str]:
@@ -185,7 +189,7 @@ def _layout(r) -> str:
 
 def about_data(catalog: Catalog | None = None) -> str:
     """One line naming the data snapshot (hash of data/*.csv), its latest access date and overrides."""
-    snap = _catalog(catalog).snapshot()
+    snap = resolve_catalog(catalog).snapshot()
     over = ", ".join(f"{o['table']}:{o['key']}:{o['column']}={o['value']}" for o in snap["overrides"]) or "none"
     return f"data snapshot {snap['data_hash']} (sources accessed up to {snap['latest_accessed']}); overrides: {over}"
 
@@ -234,7 +238,7 @@ def memory_fit_table(n_params, accelerators=None, *, method: str = "full", seq_l
     tried), ``layout``, ``weights_gb``, ``grads_gb``, ``optimizer_gb``, ``activations_gb``,
     ``total_gb`` [GB per GPU].
     """
-    cat = _catalog(catalog)
+    cat = resolve_catalog(catalog)
     check_number("n_params", n_params, positive=True)
     check_choice("method", method, METHODS)
     check_number("seq_len", seq_len, minimum=1, integer=True)
@@ -288,7 +292,7 @@ def memory_ledger_chart(table: pd.DataFrame) -> alt.Chart:
     import altair as alt  # lazily: altair takes seconds to import, tables do not need it
 
     need = {"accelerator", "weights_gb", "grads_gb", "optimizer_gb", "activations_gb", "usable_gb", "n_gpus"}
-    _need_columns("table", table, need)
+    need_columns("table", table, need)
     d = table.copy()
     d["label"] = d["accelerator"] + " x " + d["n_gpus"].astype(str)
     terms = ["weights_gb", "grads_gb", "optimizer_gb", "activations_gb"]
@@ -307,12 +311,6 @@ def memory_ledger_chart(table: pd.DataFrame) -> alt.Chart:
                                      title="Per-GPU memory ledger (black tick: usable memory)")
 
 
-def _need_columns(name: str, df, columns) -> None:
-    if not isinstance(df, pd.DataFrame):
-        raise ValueError(f"{name} is a {type(df).__name__}; allowed: a DataFrame from workbook.analyses")
-    missing = sorted(set(columns) - set(df.columns))
-    if missing:
-        raise ValueError(f"{name} lacks the column(s) {', '.join(missing)}; pass the table the matching analyses function returns")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -357,7 +355,7 @@ def speed_table(n_params, n_tokens, configs, *, seq_len: int = 4096, catalog: Ca
     ``tokens_per_s``, ``tokens_per_s_per_gpu``, ``steady_tokens_per_s_per_gpu`` (before goodput), ``layout``, ``fits_in_memory``, ``step_s`` and :data:`STEP_COLUMNS`
     [s per optimizer step], ``dp_comm_s`` (data-parallel traffic before overlap) [s].
     """
-    cat = _catalog(catalog)
+    cat = resolve_catalog(catalog)
     check_number("n_params", n_params, positive=True)
     check_number("n_tokens", n_tokens, positive=True)
     if isinstance(configs, pd.DataFrame):
@@ -420,13 +418,13 @@ def pilot_time_factor(measured_tokens_per_s_per_gpu: float, n_params: float, con
     ``predicted_mfu`` and ``measured_mfu`` (FLOPs per token x tokens/s per GPU / the dense peak at the
     precision), ``in_scenario_range`` (whether a Scenario accepts the factor, 0.25 to 10).
     """
-    from .compute import flops_per_token
-    from .scenario import TIME_FACTOR_RANGE
+    from ..decide import TIME_FACTOR_RANGE
+    from ..model.flops import flops_per_token
 
     check_number("measured_tokens_per_s_per_gpu", measured_tokens_per_s_per_gpu, positive=True)
     if not isinstance(config, Mapping):
         raise ValueError(f"config={config!r} is not a dict; allowed keys: {', '.join(_CONFIG_KEYS)}")
-    cat = _catalog(catalog)
+    cat = resolve_catalog(catalog)
     # n_tokens does not change the step time; any positive count serves.
     r = speed_table(n_params, 1e9, [dict(config)], seq_len=seq_len, catalog=cat).iloc[0]
     if not math.isfinite(float(r["step_s"])):
@@ -475,7 +473,7 @@ def network_comparison(model_sizes: Sequence[float] = (1e9, 7e9, 13e9, 30e9, 70e
     DataFrame, one row per (model, cluster): ``model``, ``cluster`` and the columns of
     :func:`speed_table`, plus ``speed_vs_a100`` = tokens/s / the A100 cluster's tokens/s.
     """
-    cat = _catalog(catalog)
+    cat = resolve_catalog(catalog)
     sizes = _sizes("model_sizes", model_sizes)
     check_number("n_tokens", n_tokens, positive=True)
     if global_batch_tokens is not None:
@@ -501,9 +499,9 @@ def network_verdict(table: pd.DataFrame, catalog: Catalog | None = None) -> pd.D
     ``peak_ratio`` is the clusters' dense BF16 peak ratio from the catalog (16 x 2,250 / 64 x 312 =
     1.80); ``b200_speedup`` the engine's tokens/s ratio; ``claim_holds`` is ``b200_speedup < 1``.
     """
-    _need_columns("table", table, {"model", "n_params", "accelerator", "tokens_per_s", "step_s", "dp_comm_s",
+    need_columns("table", table, {"model", "n_params", "accelerator", "tokens_per_s", "step_s", "dp_comm_s",
                                    "dp_exposed_s", "n_gpus"})
-    cat = _catalog(catalog)
+    cat = resolve_catalog(catalog)
     spec = cat.tables["accelerators"].set_index("accelerator_id")
     b, a = (NETWORK_CLUSTERS[0], NETWORK_CLUSTERS[1])
     peak_ratio = (b["n_gpus"] * spec.loc[b["accelerator"], "tflops_dense_bf16"]) / (
@@ -529,7 +527,7 @@ def step_breakdown_chart(table: pd.DataFrame) -> alt.Chart:
     """
     import altair as alt  # lazily: altair takes seconds to import, tables do not need it
 
-    _need_columns("table", table, {"global_batch_tokens", *STEP_COLUMNS})
+    need_columns("table", table, {"global_batch_tokens", *STEP_COLUMNS})
     d = table.copy()
     d["row"] = (d["model"] + ": " if "model" in d else "") + (d["cluster"] if "cluster" in d else d["label"])
     long = d.melt(id_vars=["row", "global_batch_tokens"], value_vars=list(STEP_COLUMNS), var_name="component",
@@ -569,7 +567,7 @@ def bandwidth_vs_flops(n_params: float = 7e9, n_gpus: int = 8, accelerators=None
     ``memory_bw_tbps`` [TB/s], ``flop_per_byte``, ``mfu``, ``tokens_per_s_per_gpu``,
     ``matmul_share``, ``memory_share``, ``software_maturity``.
     """
-    cat = _catalog(catalog)
+    cat = resolve_catalog(catalog)
     check_number("n_params", n_params, positive=True)
     check_number("n_gpus", n_gpus, positive=True, integer=True)
     check_number("n_tokens", n_tokens, positive=True)
@@ -599,7 +597,7 @@ def bandwidth_chart(table: pd.DataFrame) -> alt.Chart:
     """Scatter of FLOP per byte against predicted MFU (from :func:`bandwidth_vs_flops`)."""
     import altair as alt  # lazily: altair takes seconds to import, tables do not need it
 
-    _need_columns("table", table, {"accelerator", "flop_per_byte", "mfu", "memory_share", "software_maturity"})
+    need_columns("table", table, {"accelerator", "flop_per_byte", "mfu", "memory_share", "software_maturity"})
     base = alt.Chart(table).encode(
         x=alt.X("flop_per_byte:Q", title="dense FLOP per byte of HBM bandwidth"),
         y=alt.Y("mfu:Q", title="predicted MFU", axis=alt.Axis(format="%")),
@@ -615,7 +613,7 @@ def bandwidth_chart(table: pd.DataFrame) -> alt.Chart:
 # 03 rent vs buy
 
 def _rent_vs_buy_options(accelerator, n_gpus, n_params, n_tokens, runs_per_year, cooling, catalog):
-    cat = _catalog(catalog)
+    cat = resolve_catalog(catalog)
     acc = _accelerator_id(cat, accelerator)
     check_number("n_gpus", n_gpus, positive=True, integer=True)
     check_number("n_params", n_params, positive=True)
@@ -706,7 +704,7 @@ def rent_vs_buy_chart(curve: pd.DataFrame, breakeven_runs_per_year: float | None
     """Lines of cost per year by acquisition mode; a dashed rule at the break-even, if finite."""
     import altair as alt  # lazily: altair takes seconds to import, tables do not need it
 
-    _need_columns("curve", curve, {"runs_per_year", "acquisition", "cost_per_year_usd"})
+    need_columns("curve", curve, {"runs_per_year", "acquisition", "cost_per_year_usd"})
     lines = alt.Chart(curve).mark_line().encode(
         x=alt.X("runs_per_year:Q", title="runs per year"),
         y=alt.Y("cost_per_year_usd:Q", title="cost per year (USD)"),
@@ -782,7 +780,7 @@ def power_table(accelerators=None, *, n_gpus: int = 48, rack_limits_kw: Sequence
     ``host_overhead_kw``, ``node_kw``, ``nodes``, ``it_kw``, ``it_over_article``, ``facility_kw``,
     and ``racks_<L>kw`` per rack limit (<NA> where one node or NVL72 rack exceeds the limit).
     """
-    cat = _catalog(catalog)
+    cat = resolve_catalog(catalog)
     ids = _accelerator_ids(cat, list(ARTICLE_POWER_TABLE) if accelerators is None else accelerators)
     check_number("n_gpus", n_gpus, positive=True, integer=True)
     limits = _sizes("rack_limits_kw", rack_limits_kw)
@@ -822,7 +820,7 @@ def power_chart(table: pd.DataFrame) -> alt.Chart:
     """Grouped bars: the article's TDP x GPUs kW against the servers' kW (from :func:`power_table`)."""
     import altair as alt  # lazily: altair takes seconds to import, tables do not need it
 
-    _need_columns("table", table, {"accelerator", "article_kw", "tdp_x_gpus_kw", "it_kw"})
+    need_columns("table", table, {"accelerator", "article_kw", "tdp_x_gpus_kw", "it_kw"})
     d = table.assign(article=table["article_kw"].fillna(table["tdp_x_gpus_kw"]))
     long = d.melt(id_vars=["accelerator"], value_vars=["article", "it_kw"], var_name="method", value_name="kw")
     long["method"] = long["method"].map({"article": "article: TDP x GPUs", "it_kw": "engine: nodes x (GPUs + host)"})
@@ -844,7 +842,7 @@ def software_maturity_table(catalog: Catalog | None = None) -> pd.DataFrame:
     Returns ``software_stack``, ``value`` (multiplier on every step time's denominator), ``low``,
     ``high``, ``source_kind``, ``accelerators`` (catalog ids on that stack) and ``notes``.
     """
-    cat = _catalog(catalog)
+    cat = resolve_catalog(catalog)
     a = cat.tables["assumptions"]
     rows = a[a["parameter"].str.startswith("software_maturity_") & a["accelerator_id"].isna()]
     acc = cat.tables["accelerators"]
@@ -862,7 +860,7 @@ def team_rules_table(catalog: Catalog | None = None) -> pd.DataFrame:
 
     Returns ``rule``, ``parameter``, ``value``, ``source_kind`` and ``source_url``.
     """
-    cat = _catalog(catalog)
+    cat = resolve_catalog(catalog)
     a = cat.tables["assumptions"]
     glob = a[a["accelerator_id"].isna()].set_index("parameter")
     rules = [
@@ -900,7 +898,7 @@ def team_risk_table(preset: str = "band-7b-to-70b", profiles: Mapping[str, Mappi
     "rent; own <= 1 node" or "<= 1 node"), ``reason`` (the engine's first team reason, "" if none),
     ``pick`` (the engine's recommendation for the profile).
     """
-    cat = _catalog(catalog)
+    cat = resolve_catalog(catalog)
     if not isinstance(preset, str) or preset not in presets:
         raise ValueError(f"preset={preset!r} is not a preset; allowed: {', '.join(presets)}")
     profiles = TEAM_PROFILES if profiles is None else profiles
@@ -939,7 +937,7 @@ def team_risk_table(preset: str = "band-7b-to-70b", profiles: Mapping[str, Mappi
 
 def team_risk_matrix(table: pd.DataFrame) -> pd.DataFrame:
     """Accelerators x profiles of :func:`team_risk_table`'s ``allowed``, with the engine's pick as a last row."""
-    _need_columns("table", table, {"profile", "accelerator", "allowed", "pick"})
+    need_columns("table", table, {"profile", "accelerator", "allowed", "pick"})
     order = list(dict.fromkeys(table["profile"]))
     m = table.pivot(index="accelerator", columns="profile", values="allowed")[order]
     m = m.reindex(list(dict.fromkeys(table["accelerator"])))
@@ -951,7 +949,7 @@ def team_risk_matrix(table: pd.DataFrame) -> pd.DataFrame:
 
 def team_risk_reasons(table: pd.DataFrame) -> pd.DataFrame:
     """The distinct team reasons of :func:`team_risk_table`, one row per (profile, reason)."""
-    _need_columns("table", table, {"profile", "accelerator", "allowed", "reason"})
+    need_columns("table", table, {"profile", "accelerator", "allowed", "reason"})
     r = table[table["reason"] != ""].drop_duplicates(["profile", "reason"])
     return r[["profile", "accelerator", "allowed", "reason"]].reset_index(drop=True)
 
@@ -970,7 +968,7 @@ def _row(engine_says: str, engine_verdict: str, engine_basis: str) -> tuple[str,
 
 def _engine_claims(cat: Catalog) -> dict[str, tuple[str, str, str]]:
     """claim_id -> (engine_says, engine_verdict, engine_basis) for the claims the engine recomputes."""
-    from . import validate  # imported here: `python -m workbook.validate` must not find it preloaded
+    from ..calibrate import validate
 
     spec = cat.tables["accelerators"].set_index("accelerator_id")
     prices = cat.default_prices()
@@ -1131,7 +1129,7 @@ def claims_table(catalog: Catalog | None = None) -> pd.DataFrame:
     the engine has no verdict or the table calls the claim unverifiable (there the engine's verdict
     is new evidence from its model, not a second opinion).
     """
-    cat = _catalog(catalog)
+    cat = resolve_catalog(catalog)
     df = cat.tables["article_claims"][["claim_id", "section", "claim", "claimed_value", "checked_value", "verdict",
                                        "explanation"]].copy()
     engine = _engine_claims(cat)
@@ -1146,7 +1144,7 @@ def claims_table(catalog: Catalog | None = None) -> pd.DataFrame:
 
 def claims_overview(claims: pd.DataFrame) -> pd.DataFrame:
     """Claims per verdict of :func:`claims_table`, with how many the engine recomputes and agrees with."""
-    _need_columns("claims", claims, {"verdict", "engine_verdict", "engine_agrees"})
+    need_columns("claims", claims, {"verdict", "engine_verdict", "engine_agrees"})
     g = claims.groupby("verdict", sort=False)
     out = pd.DataFrame({
         "claims": g.size(),
@@ -1159,7 +1157,7 @@ def claims_overview(claims: pd.DataFrame) -> pd.DataFrame:
 
 def claims_engine_view(claims: pd.DataFrame) -> pd.DataFrame:
     """The claims the engine has something to say about: id, the two verdicts, the engine's figure."""
-    _need_columns("claims", claims, {"claim_id", "claimed_value", "verdict", "engine_verdict", "engine_says", "engine_basis"})
+    need_columns("claims", claims, {"claim_id", "claimed_value", "verdict", "engine_verdict", "engine_says", "engine_basis"})
     view = claims[claims["engine_says"] != ""]
     return view[["claim_id", "claimed_value", "verdict", "engine_verdict", "engine_basis", "engine_says"]].reset_index(drop=True)
 
@@ -1190,7 +1188,7 @@ def inference_table(model_sizes: Sequence[float] = (8e9, 70e9), accelerators=Non
     cheapest per token for that model) and the columns of :func:`workbook.inference_frame`
     (``usd_per_million_tokens`` [USD per 1e6 tokens], per-GPU token rates [tokens/s]).
     """
-    cat = _catalog(catalog)
+    cat = resolve_catalog(catalog)
     sizes = _sizes("model_sizes", model_sizes)
     default = [*ARTICLE_INFERENCE["better"], *ARTICLE_INFERENCE["worse"]]
     ids = _accelerator_ids(cat, default if accelerators is None else accelerators)
@@ -1208,7 +1206,7 @@ def inference_table(model_sizes: Sequence[float] = (8e9, 70e9), accelerators=Non
 
 def inference_verdict(table: pd.DataFrame) -> pd.DataFrame:
     """Per model: cheapest of the article's picks (H200, L40S) vs cheapest of B300 / MI350X per token."""
-    _need_columns("table", table, {"model", "accelerator", "article_says", "usd_per_million_tokens"})
+    need_columns("table", table, {"model", "accelerator", "article_says", "usd_per_million_tokens"})
     rows = []
     for model, g in table.groupby("model", sort=False):
         better = g[g["article_says"] == "better"].sort_values("usd_per_million_tokens")
@@ -1225,211 +1223,25 @@ def inference_verdict(table: pd.DataFrame) -> pd.DataFrame:
 # ----------------------------------------------------------------------------------------------
 # 07 how accurate the estimates are
 
-def accuracy_table(catalog: Catalog | None = None, out_of_sample: bool = False) -> pd.DataFrame:
-    """Published vs predicted GPU-hours for every usable full run in data/published_runs.csv.
-
-    Predictions are :func:`workbook.validate.predict_hours` (the full engine); the baseline is
-    :func:`workbook.validate.baseline_hours`: 6 N_active D at one constant MFU fitted on the
-    calibration rows. ``gpus`` not published are assumed (``gpu_count_assumed``; 2,048).
-
-    Returns
-    -------
-    DataFrame, one row per run: ``run_id``, ``model``, ``split`` (calibration | holdout),
-    ``accelerator``, ``n_gpus``, ``gpu_count_assumed``, ``published_gpu_hours``,
-    ``predicted_gpu_hours``, ``error`` (predicted / published - 1), ``baseline_gpu_hours``,
-    ``baseline_error``, ``group`` (accelerator, or "MoE (any)"), ``prospective`` (a holdout run entered
-    after the constants were frozen), ``entry_batch`` (:func:`workbook.validate.entry_batch`); with
-    ``out_of_sample`` (about 10 s) also ``loo_gpu_hours`` / ``loo_error`` and ``baseline_loo_gpu_hours``: each run predicted with the constants refitted on all the other runs
-    (:class:`workbook.validate.Fitter`, :func:`workbook.validate.baseline_leave_one_out`).
-    """
-    from . import validate  # imported here: `python -m workbook.validate` must not find it preloaded
-
-    cat = _catalog(catalog)
-    rows = validate.full_runs(cat)
-    pred = validate.predict_hours(rows, cat)
-    base_mfu = validate.fit_baseline_mfu(rows[rows["split"] == "calibration"], cat)
-    base = validate.baseline_hours(rows, base_mfu, cat)
-    pub = rows["gpu_hours"].to_numpy(float)
-    batch = validate.entry_batch(rows)
-    table = pd.DataFrame({
-        "run_id": rows["run_id"], "model": rows["model"], "split": rows["split"], "accelerator": rows["accelerator_id"],
-        "n_gpus": rows["n_gpus"].astype(int), "gpu_count_assumed": rows["gpu_count_assumed"].astype(bool),
-        "published_gpu_hours": pub, "predicted_gpu_hours": pred, "error": pred / pub - 1.0,
-        "baseline_gpu_hours": base, "baseline_error": base / pub - 1.0,
-        "group": validate.error_group(rows), "prospective": batch >= 1, "entry_batch": batch,
-    })
-    if out_of_sample:
-        table["loo_gpu_hours"] = validate.Fitter(rows, cat).leave_one_out()
-        table["loo_error"] = table["loo_gpu_hours"] / pub - 1.0
-        table["baseline_loo_gpu_hours"] = validate.baseline_leave_one_out(rows, cat)
-    return table
 
 
-def accuracy_summary(table: pd.DataFrame) -> pd.DataFrame:
-    """Error metrics of :func:`accuracy_table` (:func:`workbook.validate.metrics`) for the engine and baseline.
-
-    Rows: engine on all / calibration / holdout runs, baseline on all / calibration / holdout, then the
-    prospective holdout (runs entered after the constants were frozen) when the table marks any; when the
-    table has the leave-one-out columns, also ``leave-one-out`` rows (every run held out once). Columns: ``n``,
-    ``mdape`` (median absolute percentage error), ``within_25pct`` (share of runs within +-25 %),
-    ``max_ratio_off`` (worst predicted/published ratio, either direction).
-    """
-    from . import validate  # imported here: `python -m workbook.validate` must not find it preloaded
-
-    _need_columns("table", table, {"split", "published_gpu_hours", "predicted_gpu_hours", "baseline_gpu_hours"})
-    rows = []
-    for model, col in (("engine", "predicted_gpu_hours"), ("constant-MFU baseline", "baseline_gpu_hours")):
-        for split in ("all", "calibration", "holdout"):
-            d = table if split == "all" else table[table["split"] == split]
-            if d.empty:
-                continue
-            rows.append({"model": model, "runs": split, **validate.metrics(d["published_gpu_hours"], d[col])})
-        if "prospective" in table and table["prospective"].any():
-            d = table[table["prospective"].astype(bool)]
-            rows.append({"model": model, "runs": "prospective holdout",
-                         **validate.metrics(d["published_gpu_hours"], d[col])})
-        loo = {"engine": "loo_gpu_hours", "constant-MFU baseline": "baseline_loo_gpu_hours"}[model]
-        if loo in table:
-            rows.append({"model": model, "runs": "leave-one-out",
-                         **validate.metrics(table["published_gpu_hours"], table[loo])})
-    return pd.DataFrame(rows)[["model", "runs", "n", "mdape", "within_25pct", "max_ratio_off"]]
 
 
-def accuracy_bias(table: pd.DataFrame) -> pd.DataFrame:
-    """Systematic error per accelerator (dense runs) and for MoE runs: run count and median signed error
-    (``predicted / published - 1``; negative: the runs took longer than predicted), in sample and, when
-    the table has it, left out one at a time (:func:`workbook.validate.bias_by_group`)."""
-    from . import validate  # imported here: `python -m workbook.validate` must not find it preloaded
-
-    _need_columns("table", table, {"group", "error"})
-    out = validate.bias_by_group(table["group"], table["error"])
-    if "loo_error" in table:
-        out["median_loo_error"] = validate.bias_by_group(table["group"], table["loo_error"])["median_error"]
-    return out.rename_axis("group").reset_index()
 
 
-#: The accuracy targets of the time model (issue 3): MdAPE of GPU-hours, share within +-25 %, worst ratio.
-ACCURACY_TARGETS = {"mdape": ("at most", 0.15), "within_25pct": ("at least", 0.75), "max_ratio_off": ("at most", 2.0)}
 
 
-def accuracy_floor(table: pd.DataFrame) -> pd.DataFrame:
-    """The engine's error on every run of :func:`accuracy_table` next to the best a recalibration by
-    accelerator could reach (:func:`workbook.validate.recalibration_floor`: one multiplier per
-    ``group``, chosen in hindsight on the same runs) and the target (:data:`ACCURACY_TARGETS`).
-
-    One row per metric: ``metric``, ``target`` (e.g. "at most 0.15"), ``engine``, ``best_recalibration``,
-    ``reachable_by_recalibration`` (whether the floor meets the target).
-    """
-    from . import validate  # imported here: `python -m workbook.validate` must not find it preloaded
-
-    _need_columns("table", table, {"group", "published_gpu_hours", "predicted_gpu_hours"})
-    engine = validate.metrics(table["published_gpu_hours"], table["predicted_gpu_hours"])
-    floor = validate.recalibration_floor(table["group"], table["published_gpu_hours"], table["predicted_gpu_hours"])
-    rows = []
-    for metric, (way, target) in ACCURACY_TARGETS.items():
-        meets = floor[metric] >= target if way == "at least" else floor[metric] <= target
-        rows.append({"metric": metric, "target": f"{way} {target:g}", "engine": engine[metric],
-                     "best_recalibration": floor[metric], "reachable_by_recalibration": bool(meets)})
-    return pd.DataFrame(rows)
 
 
-def twin_pair_table(catalog: Catalog | None = None) -> pd.DataFrame:
-    """Published twin runs that contradict any physical time model (:func:`workbook.validate.twin_pairs`):
-    the run with no more GPUs and no longer sequences was the slower one, by ``ratio`` in implied MFU."""
-    from . import validate  # imported here: `python -m workbook.validate` must not find it preloaded
-
-    cat = _catalog(catalog)
-    return validate.twin_pairs(validate.full_runs(cat), cat)
 
 
-def time_model_trust(accelerator: str | None = None, catalog: Catalog | None = None,
-                     wall_days: float | None = None, time_factor: float = 1.0) -> str:
-    """How far to trust a time estimate, measured on data/published_runs.csv with the catalog's constants.
-
-    One paragraph: the median absolute error of GPU-hours on the held-out runs (never used to fit a
-    constant); the range those runs landed in relative to their predictions
-    (:func:`workbook.validate.time_range`, 10th-90th percentile, with its leave-one-out coverage and
-    its coverage checked forward in time, :func:`workbook.validate.forward_range_check`), applied to
-    ``wall_days`` [days, as planned] when given; how far published twin runs disagree
-    (:func:`workbook.validate.twin_pairs`) and what to do about it; with a ``time_factor`` other than 1
-    (:attr:`workbook.Scenario.time_factor`: ``wall_days`` is then that many times the engine's
-    prediction) the range is applied to the prediction and the factor named; and, for ``accelerator``,
-    the median signed error on its published dense runs (or that none exists). Derived live from :func:`accuracy_table`,
-    :func:`accuracy_summary` and :func:`accuracy_bias`, so overrides of the constants show here.
-    """
-    from . import validate  # imported here: `python -m workbook.validate` must not find it preloaded
-
-    if wall_days is not None:
-        check_number("wall_days", wall_days, positive=True)
-    check_number("time_factor", time_factor, positive=True)
-    predicted = None if wall_days is None else wall_days / time_factor
-    table = accuracy_table(catalog)
-    summary = accuracy_summary(table).set_index(["model", "runs"])
-    text = "Measured against published training runs (python -m workbook.validate):"
-    if ("engine", "holdout") not in summary.index:
-        text += " no run is held out of the calibration, so the out-of-sample error is unknown."
-    else:
-        m = summary.loc[("engine", "holdout")]
-        text += (f" on the {int(m['n'])} held-out runs, which fitted no constant, the predicted GPU-hours are off by a "
-                 f"median {m['mdape']:.0%} ({m['within_25pct']:.0%} within +-25 %, worst {m['max_ratio_off']:.1f}x).")
-        hold = table[table["split"] == "holdout"]
-        rng = validate.time_range(hold["published_gpu_hours"], hold["predicted_gpu_hours"])
-        share = validate.RANGE_QUANTILES[1] - validate.RANGE_QUANTILES[0]
-        text += (f" {share:.0%} of them took between {rng['low']:.2f}x and {rng['high']:.2f}x the predicted time, "
-                 f"median {rng['median']:.2f}x.")
-        if predicted is not None:
-            text += (f" For the predicted {days_text(predicted)}, plan for {days_text(predicted * rng['low'], unit=False)}"
-                     f" to {days_text(predicted * rng['high'])}.")
-        if np.isfinite(rng["loo_coverage"]):
-            text += (f" That range held for {rng['loo_coverage']:.0%} of the held-out runs when each was left out "
-                     "of it")
-            fw = validate.forward_range_check(table["entry_batch"], table["split"] == "holdout",
-                                              table["published_gpu_hours"], table["predicted_gpu_hours"])
-            if len(fw):
-                inside, runs = int(fw["inside"].sum()), int(fw["runs"].sum())
-                fwd = inside / runs
-                text += (f", {'but only' if fwd < rng['loo_coverage'] - 0.05 else 'and'} for {inside} of {runs} "
-                         f"({fwd:.0%}) checked forward in time (each batch of runs entered later, against the range "
-                         "of the runs entered before it).")
-                if fwd < share - 0.1:  # well under the nominal 80 %
-                    text += " Treat the range as a floor on the uncertainty, not a bound."
-            else:
-                text += "."
-        cat = _catalog(catalog)
-        twins = twin_pair_table(cat)
-        if len(twins) and twins["ratio"].iloc[0] > validate.TWIN_RATIO_25PCT:
-            t, names = twins.iloc[0], table.set_index("run_id")["model"]
-            part = cat.tables["accelerators"].set_index("accelerator_id").loc[t["accelerator"], "name"]
-            text += (f" Part of the spread is in the runs themselves: {names[t['slower']]} reached {t['ratio']:.1f}x less "
-                     f"of the {part}'s peak than {names[t['faster']]}, a model of its size ({t['slower_gpus']:,} GPUs and "
-                     f"{t['slower_seq_len']:,}-token sequences against {t['faster_gpus']:,} and {t['faster_seq_len']:,}, "
-                     "where every physical model expects the first to be at least as fast). The cluster, its "
-                     "scheduler and the software stack matter as much as "
-                     "the chip: time a short pilot run of your stack and enter measured / predicted time as the time "
-                     "factor.")
-        if time_factor != 1.0 and wall_days is not None:
-            text += (f" You set a time factor of {time_factor:g}x, so the recommendation plans for {days_text(wall_days)} "
-                     f"where the engine predicts {days_text(predicted)}.")
-    if accelerator:
-        bias = accuracy_bias(table).set_index("group")
-        if accelerator not in bias.index:
-            text += (f" No published dense run on {accelerator} checks the model: its estimate rests on the spec "
-                     "sheet and on constants fitted on other accelerators.")
-        else:
-            runs, med = int(bias.loc[accelerator, "runs"]), float(bias.loc[accelerator, "median_error"])
-            way = "took longer than predicted" if med < 0 else "were faster than predicted"
-            text += (f" On the {runs} published dense run{'s' if runs > 1 else ''} on {accelerator} the runs "
-                     f"{way} by a median {abs(med):.0%}")
-            text += ("; read its days and GPU-hour costs as optimistic." if med < -0.1 else
-                     "; read its days and GPU-hour costs as pessimistic." if med > 0.1 else ".")
-    return text
 
 
 def accuracy_chart(table: pd.DataFrame) -> alt.Chart:
     """Predicted vs published GPU-hours on log axes, y = x dashed, the +-25 % band shaded, by split."""
     import altair as alt  # lazily: altair takes seconds to import, tables do not need it
 
-    _need_columns("table", table, {"model", "split", "published_gpu_hours", "predicted_gpu_hours", "error"})
+    need_columns("table", table, {"model", "split", "published_gpu_hours", "predicted_gpu_hours", "error"})
     lo = float(min(table["published_gpu_hours"].min(), table["predicted_gpu_hours"].min())) / 1.5
     hi = float(max(table["published_gpu_hours"].max(), table["predicted_gpu_hours"].max())) * 1.5
     x = np.geomspace(lo, hi, 60)
@@ -1449,16 +1261,5 @@ def accuracy_chart(table: pd.DataFrame) -> alt.Chart:
                                              title="Predicted vs published GPU-hours (dashed: y = x; band: +-25%)")
 
 
-def benchmark_table(catalog: Catalog | None = None) -> pd.DataFrame:
-    """The engine's steady-state tokens/s per GPU against every published throughput benchmark
-    (:func:`workbook.validate.benchmark_throughput`): the time model without goodput or site effects."""
-    from . import validate  # imported here: `python -m workbook.validate` must not find it preloaded
-
-    return validate.benchmark_throughput(_catalog(catalog))
 
 
-def throughput_ratio_table(catalog: Catalog | None = None) -> pd.DataFrame:
-    """Predicted vs published per-GPU throughput ratios between accelerators (:func:`workbook.validate.throughput_ratios`)."""
-    from . import validate  # imported here: `python -m workbook.validate` must not find it preloaded
-
-    return validate.throughput_ratios(_catalog(catalog))

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .catalog import Catalog, load_catalog
-from .compute import training_flops
+from ..catalog import Catalog, load_catalog
+from ..checks import check_number
 from .estimate import estimate_training
-from .validation import check_number
+from .flops import training_flops
 
 #: Highest implied BF16-peak MFU among the published full runs in data/published_runs.csv is
 #: ~0.5 (LLaMA-13B 0.514); NeMo FP8 benchmarks reach 0.7-0.8 of the BF16 peak. Above this a claim

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .memory import GB, FROZEN_BASE_BYTES, activation_memory_gb
+from .memory import FROZEN_BASE_BYTES, GB, activation_memory_gb
 
 TP_CHOICES = (1, 2, 4, 8, 16)
 PP_CHOICES = (1, 2, 4, 8, 16, 32, 64)

@@ -90,3 +90,11 @@ def check_choice(name: str, value: Any, allowed: Iterable[str]) -> Any:
         if not isinstance(v, str) or v not in allowed:
             raise ValueError(f"{name}={v!r} is not allowed; allowed: {', '.join(map(str, allowed))}")
     return value
+
+
+def need_columns(name: str, df, columns) -> None:
+    if not isinstance(df, pd.DataFrame):
+        raise ValueError(f"{name} is a {type(df).__name__}; allowed: a DataFrame from workbook.analyses")
+    missing = sorted(set(columns) - set(df.columns))
+    if missing:
+        raise ValueError(f"{name} lacks the column(s) {', '.join(missing)}; pass the table the matching analyses function returns")

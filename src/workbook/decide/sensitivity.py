@@ -13,8 +13,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .catalog import Catalog
-from .performance import goodput
+from ..catalog import Catalog
+from ..model.step_time import goodput
+from .evaluate import best_index, evaluate_arrays
 
 
 def _factors(rec, cat: Catalog) -> list[tuple[str, str, float, float, float, dict, dict]]:
@@ -71,8 +72,6 @@ def _pick(rec, ev, idx) -> str:
 
 def tornado(rec, cat: Catalog) -> pd.DataFrame:
     """One row per assumption: the pick's cost per run at the low and high end, and the pick there."""
-    from .decision import best_index, evaluate_arrays
-
     s, o = rec.scenario, rec.options
     top_pos = int(np.flatnonzero((o["accelerator"] == rec.top.accelerator).to_numpy() & (o["n_gpus"] == rec.top.n_gpus).to_numpy()
                                  & (o["acquisition"] == rec.top.acquisition).to_numpy())[0])
@@ -93,8 +92,6 @@ def tornado(rec, cat: Catalog) -> pd.DataFrame:
 
 def _flip_point(rec, name, base, low, high, f_lo, f_hi, base_pick) -> str:
     """The first value, walking from the base towards the end that flips, where the pick changes."""
-    from .decision import best_index, evaluate_arrays
-
     s, o = rec.scenario, rec.options
     for end, value, f in (("low", low, f_lo), ("high", high, f_hi)):
         for t in np.linspace(0.1, 1.0, 10):
@@ -109,8 +106,6 @@ def _flip_point(rec, name, base, low, high, f_lo, f_hi, base_pick) -> str:
 
 def monte_carlo(rec, cat: Catalog, samples: int = 1000, seed: int = 0) -> pd.DataFrame:
     """How often each (acquisition, accelerator) wins when every factor is drawn uniformly in its range."""
-    from .decision import best_index, evaluate_arrays
-
     s, o = rec.scenario, rec.options
     rng = np.random.default_rng(seed)
     draws = {}

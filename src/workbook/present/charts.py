@@ -14,8 +14,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from .cost import HOURS_PER_YEAR
-from .decision import Recommendation, evaluate_arrays, site_defaults
+from ..decide import Recommendation, evaluate_arrays, site_defaults
+from ..model.cost import HOURS_PER_YEAR
 
 WIDTH, HEIGHT = 520, 260
 
@@ -109,7 +109,7 @@ def power_data(rec: Recommendation) -> pd.DataFrame:
 
 
 def _rack_limit(rec: Recommendation) -> float:
-    from .catalog import load_catalog
+    from ..catalog import load_catalog
 
     return site_defaults(rec.scenario, load_catalog())["rack_limit_kw"]
 

@@ -21,7 +21,6 @@ import datetime as dt
 import hashlib
 import io
 import math
-import os
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -30,10 +29,8 @@ from typing import Iterable
 
 import pandas as pd
 
+from ..shipped import DATA_DIR
 from .schema import TABLES, Table
-
-#: data/ beside src/ (editable install, the only supported one; WORKBOOK_DATA_DIR overrides it).
-DATA_DIR = Path(os.environ.get("WORKBOOK_DATA_DIR", Path(__file__).resolve().parents[2] / "data"))
 
 _ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 _TRUE = {"true"}
@@ -454,3 +451,9 @@ def load_catalog(overrides: str | Path | Iterable[Override | dict] | None = None
 def accelerators() -> pd.DataFrame:
     """The accelerator table as a DataFrame (column ``accelerator_id``)."""
     return load_catalog().accelerators()
+
+
+def resolve_catalog(catalog: Catalog | None) -> Catalog:
+    if catalog is not None and not isinstance(catalog, Catalog):
+        raise ValueError(f"catalog={catalog!r} is not a workbook Catalog; allowed: None or load_catalog(...)")
+    return catalog or load_catalog()

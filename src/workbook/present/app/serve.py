@@ -12,9 +12,12 @@ import socket
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+from ...shipped import CHECKOUT, NOTEBOOK_DIR
+
+#: Voila reads voila.json from its launch directory: the checkout (``make app``), else the working one.
+REPO = CHECKOUT or Path.cwd()
 SHARE = REPO / "build" / "share" / "jupyter"
-APP_NOTEBOOK = REPO / "notebooks" / "app.ipynb"
+APP_NOTEBOOK = NOTEBOOK_DIR / "app.ipynb"
 
 
 #: Output metadata key of the app's static preview (``workbook.ui.WorkbookApp.show``).
@@ -118,6 +121,3 @@ def main() -> int:
     os.execve(sys.executable, cmd, env)
     return 0  # not reached: execve replaces this process
 
-
-if __name__ == "__main__":
-    raise SystemExit(main())

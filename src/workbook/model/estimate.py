@@ -14,11 +14,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import compute
-from .catalog import Catalog, load_catalog
+from ..catalog import Catalog, load_catalog
+from ..checks import check_choice, check_number
+from . import flops as compute
 from .memory import STATE_BYTES
-from .performance import candidate_layouts, goodput, pick_layout, step_time
-from .validation import check_choice, check_number
+from .step_time import candidate_layouts, goodput, pick_layout, step_time
 
 PRECISIONS = ("bf16", "fp8", "fp4")
 METHODS = ("full", "lora", "qlora")

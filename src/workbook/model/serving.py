@@ -28,11 +28,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from . import compute
-from .catalog import Catalog, load_catalog
+from ..catalog import Catalog, load_catalog
+from ..checks import check_choice, check_number
+from . import flops as compute
 from .cost import HOURS_PER_YEAR
 from .estimate import assumption_values
-from .validation import check_choice, check_number
 
 WEIGHT_BYTES = {"bf16": 2.0, "fp8": 1.0, "fp4": 0.5}
 

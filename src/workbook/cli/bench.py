@@ -1,4 +1,4 @@
-"""Speed benchmarks (``python -m workbook.bench``): prints ``name: value`` lines.
+"""Speed benchmarks (``python -m workbook bench``): prints ``name: value`` lines.
 
 - ``sweep_10000_s``: one vectorised :func:`estimate_frame` over 10,000 configurations
   (23 accelerators x GPU counts x precisions x model sizes), best of 5.
@@ -16,8 +16,8 @@ import time
 
 import pandas as pd
 
-from . import estimate_frame, estimate_training, load_catalog, presets, recommend
-from .sensitivity import monte_carlo, tornado
+from .. import estimate_frame, estimate_training, load_catalog, presets, recommend
+from ..decide import monte_carlo, tornado
 
 
 def configs(n: int = 10_000) -> pd.DataFrame:
@@ -38,7 +38,14 @@ def best_of(fn, k: int = 5) -> float:
     return min(times)
 
 
-def main() -> int:
+def add_parser(sub):
+    """Add the ``bench`` command to the ``python -m workbook`` sub-parsers."""
+    b = sub.add_parser("bench", help="speed benchmarks (name: value lines)", description=__doc__.splitlines()[0])
+    b.set_defaults(run=run)
+    return b
+
+
+def run(_args=None) -> int:
     cfg = configs()
     estimate_frame(cfg.head(10))  # warm caches
     sweep = best_of(lambda: estimate_frame(cfg))
@@ -61,6 +68,3 @@ def main() -> int:
     print(f"sensitivity_mc_s: {sens:.3f}")
     return 0
 
-
-if __name__ == "__main__":
-    raise SystemExit(main())

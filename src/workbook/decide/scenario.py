@@ -65,7 +65,7 @@ class Scenario(BaseModel):
     time_factor: float = Field(1.0, ge=TIME_FACTOR_RANGE[0], le=TIME_FACTOR_RANGE[1], description=(
         "Plan for runs taking this many times the engine's predicted time [x]; 1 = as predicted. Set it from "
         "a pilot run of your own stack (its measured step time / the engine's), or to the slow end of the "
-        "published runs (python -m workbook.validate: range_high). It scales every option's days and GPU-hours "
+        "published runs (python -m workbook validate: range_high). It scales every option's days and GPU-hours "
         "(so rent and energy) and divides its MFU; the engine's step-time breakdown stays as predicted."))
     lead_time_tolerance_weeks: Optional[float] = Field(None, ge=0, le=520, description="Longest acceptable wait for hardware [weeks]; default: only the deadline limits it.")
     used_hardware_allowed: bool = Field(True, description="Second-hand GPUs may be bought.")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .validation import check_choice, check_number
+from ..checks import check_choice, check_number
 
 #: Attention-FLOP conventions, named by their source.
 ATTENTION_CONVENTIONS = {

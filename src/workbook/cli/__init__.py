@@ -1,0 +1,37 @@
+"""The command line: ``python -m workbook report | validate | bench | app`` (also ``workbook ...``).
+
+- ``report``: decision memos (HTML, optionally PDF) from scenario files or presets (:mod:`.report`);
+- ``validate``: the time model against published runs (:mod:`.validate`);
+- ``bench``: speed benchmarks (:mod:`.bench`);
+- ``app``: serve the Voila app offline on http://127.0.0.1:8866 (``make app``).
+
+Each command reports bad arguments in one line and an exit code, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from . import bench, report, validate
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m workbook", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    report.add_parser(sub)
+    validate.add_parser(sub)
+    bench.add_parser(sub)
+    a = sub.add_parser("app", help="serve the Voila app on http://127.0.0.1:8866 (PORT=8870 for another port)")
+    a.set_defaults(run=_app)
+    return p
+
+
+def _app(_args) -> int:
+    from ..present.app.serve import main as serve
+
+    return serve()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    return args.run(args)

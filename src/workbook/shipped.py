@@ -1,0 +1,29 @@
+"""Where the files shipped beside the code are: ``data/`` and the ``notebooks/`` the app and memo run.
+
+In a wheel they sit inside the package (``workbook/data``, ``workbook/notebooks``: pyproject.toml maps
+the top-level folders there); in a checkout (an editable install, or ``src/`` on the path) they are the
+top-level folders themselves. Read them relative to the package, never the working directory: Voila and
+papermill run notebooks from their own.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent
+#: The checkout's root when the package runs from ``src/workbook`` (None in an installed wheel).
+CHECKOUT = PACKAGE.parents[1] if PACKAGE.parent.name == "src" else None
+
+
+def shipped_dir(name: str) -> Path:
+    """``workbook/<name>`` inside an installed wheel, else ``<checkout>/<name>``."""
+    inside = PACKAGE / name
+    if inside.is_dir() or CHECKOUT is None:
+        return inside
+    return CHECKOUT / name
+
+
+#: The tables (``WORKBOOK_DATA_DIR`` overrides it, for tests of corrupted tables).
+DATA_DIR = Path(os.environ.get("WORKBOOK_DATA_DIR") or shipped_dir("data"))
+NOTEBOOK_DIR = shipped_dir("notebooks")
