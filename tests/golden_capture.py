@@ -44,11 +44,20 @@ def _plain(x):
 def _options_digest(o) -> str:
     """One hash over every option's key, feasibility, reasons, cost and time (rounded)."""
     h = hashlib.sha256()
-    cols = zip(o["accelerator"], o["n_gpus"], o["acquisition"], o["feasible"], o["failed"],
-               o["cost_per_run_usd"], o["time_to_result_days"], o["first_year_cost_usd"])
+    cols = zip(
+        o["accelerator"],
+        o["n_gpus"],
+        o["acquisition"],
+        o["feasible"],
+        o["failed"],
+        o["cost_per_run_usd"],
+        o["time_to_result_days"],
+        o["first_year_cost_usd"],
+    )
     for acc, n, mode, feas, failed, cost, ttr, first in cols:
-        h.update(f"{acc}|{int(n)}|{mode}|{bool(feas)}|{failed}|{cost:.4f}|{ttr:.6f}|{first:.4f}\n"
-                 .encode())
+        h.update(
+            f"{acc}|{int(n)}|{mode}|{bool(feas)}|{failed}|{cost:.4f}|{ttr:.6f}|{first:.4f}\n".encode()
+        )
     return h.hexdigest()
 
 
@@ -60,27 +69,45 @@ def capture_recommendations() -> dict:
     for name, s in presets.items():
         rec = recommend(s)
         top = rec.top
-        out[name] = _plain({
-            "headline": rec.headline,
-            "top": dataclasses.asdict(top) if top is not None else None,
-            "reasons": rec.reasons,
-            "runners_up": [dataclasses.asdict(r) for r in rec.runners_up],
-            "rejected": rec.rejected,
-            "breakeven_runs_per_year": rec.breakeven_runs_per_year,
-            "pareto": rec.pareto[["accelerator", "n_gpus", "acquisition", "time_to_result_days",
-                                  "cost_per_run_usd"]].to_numpy().tolist(),
-            "nearest": (rec.nearest[["accelerator", "n_gpus", "acquisition", "failed"]]
-                        .to_numpy().tolist() if len(rec.nearest) else []),
-            "sensitivity": rec.sensitivity.to_dict("records"),
-            "monte_carlo": rec.monte_carlo.to_dict("records"),
-            "n_options": len(rec.options),
-            "n_feasible": int(rec.options["feasible"].sum()),
-            "options_digest": _options_digest(rec.options),
-            "article": article_comparison(rec, name),
-            "trust": time_model_trust(top.accelerator if top else None,
-                                      wall_days=top.wall_days if top else None,
-                                      time_factor=s.time_factor),
-        })
+        out[name] = _plain(
+            {
+                "headline": rec.headline,
+                "top": dataclasses.asdict(top) if top is not None else None,
+                "reasons": rec.reasons,
+                "runners_up": [dataclasses.asdict(r) for r in rec.runners_up],
+                "rejected": rec.rejected,
+                "breakeven_runs_per_year": rec.breakeven_runs_per_year,
+                "pareto": rec.pareto[
+                    [
+                        "accelerator",
+                        "n_gpus",
+                        "acquisition",
+                        "time_to_result_days",
+                        "cost_per_run_usd",
+                    ]
+                ]
+                .to_numpy()
+                .tolist(),
+                "nearest": (
+                    rec.nearest[["accelerator", "n_gpus", "acquisition", "failed"]]
+                    .to_numpy()
+                    .tolist()
+                    if len(rec.nearest)
+                    else []
+                ),
+                "sensitivity": rec.sensitivity.to_dict("records"),
+                "monte_carlo": rec.monte_carlo.to_dict("records"),
+                "n_options": len(rec.options),
+                "n_feasible": int(rec.options["feasible"].sum()),
+                "options_digest": _options_digest(rec.options),
+                "article": article_comparison(rec, name),
+                "trust": time_model_trust(
+                    top.accelerator if top else None,
+                    wall_days=top.wall_days if top else None,
+                    time_factor=s.time_factor,
+                ),
+            }
+        )
     return out
 
 
@@ -94,7 +121,10 @@ def capture_validate() -> dict:
 
 def write() -> None:
     GOLDEN.mkdir(exist_ok=True)
-    for path, data in ((RECOMMENDATIONS, capture_recommendations()), (VALIDATE, capture_validate())):
+    for path, data in (
+        (RECOMMENDATIONS, capture_recommendations()),
+        (VALIDATE, capture_validate()),
+    ):
         path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         print("wrote", path)
 

@@ -71,13 +71,25 @@ def test_app_refuses_a_taken_port_instead_of_serving_elsewhere():
         busy.listen()
         port = busy.getsockname()[1]
         assert port_in_use(port)
-        r = subprocess.run([sys.executable, "-m", "workbook", "app"], env=dict(os.environ, PORT=str(port)),
-                           capture_output=True, text=True, timeout=60)
+        r = subprocess.run(
+            [sys.executable, "-m", "workbook", "app"],
+            env=dict(os.environ, PORT=str(port)),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     assert r.returncode == 2 and r.stdout == ""
-    assert f"port {port} on 127.0.0.1 is already in use" in r.stderr and f"PORT={port + 4} make app" in r.stderr
+    assert (
+        f"port {port} on 127.0.0.1 is already in use" in r.stderr
+        and f"PORT={port + 4} make app" in r.stderr
+    )
     assert not port_in_use(port)  # released with the socket
     assert app_port({}) == DEFAULT_PORT == 8866 and app_port({"PORT": " 8870 "}) == 8870
     for bad in ("80x", "80", "70000", "-1"):
-        with pytest.raises(ValueError, match=re.escape(f"PORT={bad!r} is not a port number; allowed: a whole number "
-                                                       "from 1024 to 65535")):
+        with pytest.raises(
+            ValueError,
+            match=re.escape(
+                f"PORT={bad!r} is not a port number; allowed: a whole number from 1024 to 65535"
+            ),
+        ):
             app_port({"PORT": bad})

@@ -26,8 +26,9 @@ def _same(got, want, where: str = "") -> None:
         for i, (g, w) in enumerate(zip(got, want)):
             _same(g, w, f"{where}[{i}]")
     elif isinstance(want, float) and not isinstance(want, bool):
-        assert isinstance(got, (int, float)) and math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12), \
-            f"{where}: {got!r} != {want!r}"
+        assert isinstance(got, (int, float)) and math.isclose(
+            got, want, rel_tol=1e-9, abs_tol=1e-12
+        ), f"{where}: {got!r} != {want!r}"
     else:
         assert got == want, f"{where}: {got!r} != {want!r}"
 

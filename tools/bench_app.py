@@ -37,12 +37,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests"))  # the shared helpers in tests/browser.py
+sys.path.insert(0, str(REPO / "tests" / "e2e"))  # the shared helpers in tests/e2e/browser.py
 
 from browser import (  # noqa: E402 (after the sys.path line)
     CHROMIUM,
-    offline_page,
     launch_chromium,
+    offline_page,
     screenshot,
     start_voila,
     wait_for_text,
@@ -64,7 +64,9 @@ def measure_updates(page, timeout_s: float) -> dict[str, tuple[float, float, flo
     def settled() -> None:
         page.wait_for_function(
             "(t) => document.body.innerText.includes(t) && !document.querySelector('.wb-stale')",
-            arg=STATUS_DONE, timeout=timeout_s * 1000)
+            arg=STATUS_DONE,
+            timeout=timeout_s * 1000,
+        )
 
     def timed(action) -> tuple[float, float]:
         settled()
@@ -74,22 +76,37 @@ def measure_updates(page, timeout_s: float) -> dict[str, tuple[float, float, flo
         action()
         page.wait_for_function(
             "([sel, old]) => { const e = document.querySelector(sel); return e && e.innerText !== old; }",
-            arg=[HEADLINE, old], timeout=timeout_s * 1000)
+            arg=[HEADLINE, old],
+            timeout=timeout_s * 1000,
+        )
         headline = time.perf_counter() - t
-        page.wait_for_function("(old) => document.querySelector('svg.marks').innerHTML !== old",
-                               arg=old_svg, timeout=timeout_s * 1000)
+        page.wait_for_function(
+            "(old) => document.querySelector('svg.marks').innerHTML !== old",
+            arg=old_svg,
+            timeout=timeout_s * 1000,
+        )
         charts = time.perf_counter() - t
         settled()
         return headline, charts, time.perf_counter() - t
 
     def budget():
-        box = page.locator(".widget-text, .widget-inline-hbox", has_text="Budget, first year (USD)").locator("input").first
+        box = (
+            page.locator(".widget-text, .widget-inline-hbox", has_text="Budget, first year (USD)")
+            .locator("input")
+            .first
+        )
         box.fill("50000")
         box.press("Enter")
 
     return {
-        "preset": timed(lambda: page.get_by_role("button", name="enterprise-frontier-pretraining").click()),
-        "cooling": timed(lambda: page.locator(".widget-toggle-buttons button", has_text=re.compile(r"^\s*air\s*$")).click()),
+        "preset": timed(
+            lambda: page.get_by_role("button", name="enterprise-frontier-pretraining").click()
+        ),
+        "cooling": timed(
+            lambda: page.locator(
+                ".widget-toggle-buttons button", has_text=re.compile(r"^\s*air\s*$")
+            ).click()
+        ),
         "budget": timed(budget),
     }
 
@@ -121,9 +138,16 @@ def floor(args) -> int:
     import nbformat
 
     with tempfile.TemporaryDirectory() as tmp:
-        nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                               "language": "python"}})
-        nb.cells = [nbformat.v4.new_code_cell(f"import ipywidgets\nipywidgets.Button(description={FLOOR_TEXT!r})")]
+        nb = nbformat.v4.new_notebook(
+            metadata={
+                "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
+            }
+        )
+        nb.cells = [
+            nbformat.v4.new_code_cell(
+                f"import ipywidgets\nipywidgets.Button(description={FLOOR_TEXT!r})"
+            )
+        ]
         path = Path(tmp) / "floor.ipynb"
         nbformat.write(nb, path)
         times: list[float] = []
@@ -171,8 +195,11 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="save artifacts/screenshots/NAME.png after the first view",
     )
-    p.add_argument("--floor", action="store_true",
-                   help="time a one-button notebook instead (Voila's own floor on this machine)")
+    p.add_argument(
+        "--floor",
+        action="store_true",
+        help="time a one-button notebook instead (Voila's own floor on this machine)",
+    )
     args = p.parse_args(argv)
     if args.floor:
         return floor(args)
@@ -192,13 +219,25 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(args.runs):
             context, page = offline_page(browser, blocked)
             page.on("pageerror", lambda e: errors.append(f"exception: {e}"))
-            page.on("console", lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None)
-            page.on("response", lambda r: errors.append(f"HTTP {r.status}: {r.request.method} {r.url}")
-                    if r.status >= 400 else None)
+            page.on(
+                "console",
+                lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None,
+            )
+            page.on(
+                "response",
+                lambda r: (
+                    errors.append(f"HTTP {r.status}: {r.request.method} {r.url}")
+                    if r.status >= 400
+                    else None
+                ),
+            )
             t0 = time.perf_counter()
             page.goto(server.url, wait_until="commit", timeout=args.timeout * 1000)
-            wait_for_text(page, args.text if isinstance(args.text, re.Pattern) else args.text,
-                          timeout=args.timeout)
+            wait_for_text(
+                page,
+                args.text if isinstance(args.text, re.Pattern) else args.text,
+                timeout=args.timeout,
+            )
             dt = time.perf_counter() - t0
             times.append(dt)
             print(
@@ -211,11 +250,15 @@ def main(argv: list[str] | None = None) -> int:
                 page.wait_for_selector(HEADLINE, state="visible", timeout=args.timeout * 1000)
                 dt_live = time.perf_counter() - t0
                 live.append(dt_live)
-                print(f"voila_interactive_s{'' if i == 0 else f'_{i + 1}'}: {dt_live:.2f}", flush=True)
+                print(
+                    f"voila_interactive_s{'' if i == 0 else f'_{i + 1}'}: {dt_live:.2f}", flush=True
+                )
             if i == 0:
-                page.wait_for_function("() => { const e = document.querySelector('svg.marks'); "
-                                       "return e && e.innerHTML.includes('Sensitivity'); }",
-                                       timeout=args.timeout * 1000)
+                page.wait_for_function(
+                    "() => { const e = document.querySelector('svg.marks'); "
+                    "return e && e.innerHTML.includes('Sensitivity'); }",
+                    timeout=args.timeout * 1000,
+                )
                 print(f"voila_charts_s: {time.perf_counter() - t0:.2f}", flush=True)
                 updates = measure_updates(page, args.timeout)
                 for name, (dt_u, dt_c, dt_all) in updates.items():

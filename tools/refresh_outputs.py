@@ -14,8 +14,13 @@ NB = Path(__file__).resolve().parents[1] / "notebooks"
 
 def refresh(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, timeout=300, kernel_name="python3", store_widget_state=False,
-                   resources={"metadata": {"path": str(NB)}}).execute()
+    NotebookClient(
+        nb,
+        timeout=300,
+        kernel_name="python3",
+        store_widget_state=False,
+        resources={"metadata": {"path": str(NB)}},
+    ).execute()
     nb.metadata.pop("widgets", None)
     nbformat.write(nb, path)
     print("refreshed", path)

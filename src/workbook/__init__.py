@@ -12,9 +12,19 @@ from .model.flops import chinchilla_tokens, flops_per_token, model_shape, traini
 from .model.serving import inference_frame
 
 __all__ = [
-    "CatalogError", "UnknownIdError", "accelerators", "load_catalog", "check_claim", "chinchilla_tokens",
-    "flops_per_token", "model_shape", "training_flops", "TrainingEstimate", "estimate_frame",
-    "estimate_training", "inference_frame",
+    "CatalogError",
+    "UnknownIdError",
+    "accelerators",
+    "load_catalog",
+    "check_claim",
+    "chinchilla_tokens",
+    "flops_per_token",
+    "model_shape",
+    "training_flops",
+    "TrainingEstimate",
+    "estimate_frame",
+    "estimate_training",
+    "inference_frame",
 ]
 
 from .decide import (
@@ -27,7 +37,15 @@ from .decide import (
     recommend,
 )
 
-__all__ += ["Recommendation", "recommend", "ARTICLE_ADVICE", "article_comparison", "presets", "Scenario", "ScenarioError"]
+__all__ += [
+    "Recommendation",
+    "recommend",
+    "ARTICLE_ADVICE",
+    "article_comparison",
+    "presets",
+    "Scenario",
+    "ScenarioError",
+]
 
 from .guides.analyses import memory_fit_table  # noqa: E402  (fewest GPUs of each type that fit a job)
 

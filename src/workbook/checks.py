@@ -36,7 +36,9 @@ def check_number(
         try:
             arr = np.asarray(value, dtype=float)
         except (TypeError, ValueError):
-            raise ValueError(f"{name} contains values that are not numbers; allowed: {allowed}") from None
+            raise ValueError(
+                f"{name} contains values that are not numbers; allowed: {allowed}"
+            ) from None
         bad = ~np.isfinite(arr)
         if positive:
             bad |= arr <= 0
@@ -50,10 +52,14 @@ def check_number(
             bad |= arr == 0
         if bad.any():
             first = arr[bad.nonzero()[0][0]] if arr.ndim else arr
-            raise ValueError(f"{name} has {int(bad.sum())} invalid value(s), e.g. {first!r}; allowed: {allowed}")
+            raise ValueError(
+                f"{name} has {int(bad.sum())} invalid value(s), e.g. {first!r}; allowed: {allowed}"
+            )
         return value if isinstance(value, pd.Series) else arr
     if not isinstance(value, numbers.Real):
-        raise ValueError(f"{name}={value!r} is not a number (got {type(value).__name__}); allowed: {allowed}")
+        raise ValueError(
+            f"{name}={value!r} is not a number (got {type(value).__name__}); allowed: {allowed}"
+        )
     v = float(value)
     if not math.isfinite(v):
         raise ValueError(f"{name}={value!r} is not a finite number; allowed: {allowed}")
@@ -88,13 +94,19 @@ def check_choice(name: str, value: Any, allowed: Iterable[str]) -> Any:
     values = list(np.asarray(value, dtype=object).ravel()) if _is_array(value) else [value]
     for v in values:
         if not isinstance(v, str) or v not in allowed:
-            raise ValueError(f"{name}={v!r} is not allowed; allowed: {', '.join(map(str, allowed))}")
+            raise ValueError(
+                f"{name}={v!r} is not allowed; allowed: {', '.join(map(str, allowed))}"
+            )
     return value
 
 
 def need_columns(name: str, df, columns) -> None:
     if not isinstance(df, pd.DataFrame):
-        raise ValueError(f"{name} is a {type(df).__name__}; allowed: a DataFrame from workbook.analyses")
+        raise ValueError(
+            f"{name} is a {type(df).__name__}; allowed: a DataFrame from workbook.analyses"
+        )
     missing = sorted(set(columns) - set(df.columns))
     if missing:
-        raise ValueError(f"{name} lacks the column(s) {', '.join(missing)}; pass the table the matching analyses function returns")
+        raise ValueError(
+            f"{name} lacks the column(s) {', '.join(missing)}; pass the table the matching analyses function returns"
+        )

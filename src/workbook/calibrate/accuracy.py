@@ -35,13 +35,24 @@ def accuracy_table(catalog: Catalog | None = None, out_of_sample: bool = False) 
     base = validate.baseline_hours(rows, base_mfu, cat)
     pub = rows["gpu_hours"].to_numpy(float)
     batch = validate.entry_batch(rows)
-    table = pd.DataFrame({
-        "run_id": rows["run_id"], "model": rows["model"], "split": rows["split"], "accelerator": rows["accelerator_id"],
-        "n_gpus": rows["n_gpus"].astype(int), "gpu_count_assumed": rows["gpu_count_assumed"].astype(bool),
-        "published_gpu_hours": pub, "predicted_gpu_hours": pred, "error": pred / pub - 1.0,
-        "baseline_gpu_hours": base, "baseline_error": base / pub - 1.0,
-        "group": validate.error_group(rows), "prospective": batch >= 1, "entry_batch": batch,
-    })
+    table = pd.DataFrame(
+        {
+            "run_id": rows["run_id"],
+            "model": rows["model"],
+            "split": rows["split"],
+            "accelerator": rows["accelerator_id"],
+            "n_gpus": rows["n_gpus"].astype(int),
+            "gpu_count_assumed": rows["gpu_count_assumed"].astype(bool),
+            "published_gpu_hours": pub,
+            "predicted_gpu_hours": pred,
+            "error": pred / pub - 1.0,
+            "baseline_gpu_hours": base,
+            "baseline_error": base / pub - 1.0,
+            "group": validate.error_group(rows),
+            "prospective": batch >= 1,
+            "entry_batch": batch,
+        }
+    )
     if out_of_sample:
         table["loo_gpu_hours"] = validate.Fitter(rows, cat).leave_one_out()
         table["loo_error"] = table["loo_gpu_hours"] / pub - 1.0
@@ -60,22 +71,45 @@ def accuracy_summary(table: pd.DataFrame) -> pd.DataFrame:
     """
     from ..calibrate import validate
 
-    need_columns("table", table, {"split", "published_gpu_hours", "predicted_gpu_hours", "baseline_gpu_hours"})
+    need_columns(
+        "table",
+        table,
+        {"split", "published_gpu_hours", "predicted_gpu_hours", "baseline_gpu_hours"},
+    )
     rows = []
-    for model, col in (("engine", "predicted_gpu_hours"), ("constant-MFU baseline", "baseline_gpu_hours")):
+    for model, col in (
+        ("engine", "predicted_gpu_hours"),
+        ("constant-MFU baseline", "baseline_gpu_hours"),
+    ):
         for split in ("all", "calibration", "holdout"):
             d = table if split == "all" else table[table["split"] == split]
             if d.empty:
                 continue
-            rows.append({"model": model, "runs": split, **validate.metrics(d["published_gpu_hours"], d[col])})
+            rows.append(
+                {
+                    "model": model,
+                    "runs": split,
+                    **validate.metrics(d["published_gpu_hours"], d[col]),
+                }
+            )
         if "prospective" in table and table["prospective"].any():
             d = table[table["prospective"].astype(bool)]
-            rows.append({"model": model, "runs": "prospective holdout",
-                         **validate.metrics(d["published_gpu_hours"], d[col])})
+            rows.append(
+                {
+                    "model": model,
+                    "runs": "prospective holdout",
+                    **validate.metrics(d["published_gpu_hours"], d[col]),
+                }
+            )
         loo = {"engine": "loo_gpu_hours", "constant-MFU baseline": "baseline_loo_gpu_hours"}[model]
         if loo in table:
-            rows.append({"model": model, "runs": "leave-one-out",
-                         **validate.metrics(table["published_gpu_hours"], table[loo])})
+            rows.append(
+                {
+                    "model": model,
+                    "runs": "leave-one-out",
+                    **validate.metrics(table["published_gpu_hours"], table[loo]),
+                }
+            )
     return pd.DataFrame(rows)[["model", "runs", "n", "mdape", "within_25pct", "max_ratio_off"]]
 
 
@@ -88,12 +122,18 @@ def accuracy_bias(table: pd.DataFrame) -> pd.DataFrame:
     need_columns("table", table, {"group", "error"})
     out = validate.bias_by_group(table["group"], table["error"])
     if "loo_error" in table:
-        out["median_loo_error"] = validate.bias_by_group(table["group"], table["loo_error"])["median_error"]
+        out["median_loo_error"] = validate.bias_by_group(table["group"], table["loo_error"])[
+            "median_error"
+        ]
     return out.rename_axis("group").reset_index()
 
 
 #: The accuracy targets of the time model (issue 3): MdAPE of GPU-hours, share within +-25 %, worst ratio.
-ACCURACY_TARGETS = {"mdape": ("at most", 0.15), "within_25pct": ("at least", 0.75), "max_ratio_off": ("at most", 2.0)}
+ACCURACY_TARGETS = {
+    "mdape": ("at most", 0.15),
+    "within_25pct": ("at least", 0.75),
+    "max_ratio_off": ("at most", 2.0),
+}
 
 
 def accuracy_floor(table: pd.DataFrame) -> pd.DataFrame:
@@ -108,12 +148,21 @@ def accuracy_floor(table: pd.DataFrame) -> pd.DataFrame:
 
     need_columns("table", table, {"group", "published_gpu_hours", "predicted_gpu_hours"})
     engine = validate.metrics(table["published_gpu_hours"], table["predicted_gpu_hours"])
-    floor = validate.recalibration_floor(table["group"], table["published_gpu_hours"], table["predicted_gpu_hours"])
+    floor = validate.recalibration_floor(
+        table["group"], table["published_gpu_hours"], table["predicted_gpu_hours"]
+    )
     rows = []
     for metric, (way, target) in ACCURACY_TARGETS.items():
         meets = floor[metric] >= target if way == "at least" else floor[metric] <= target
-        rows.append({"metric": metric, "target": f"{way} {target:g}", "engine": engine[metric],
-                     "best_recalibration": floor[metric], "reachable_by_recalibration": bool(meets)})
+        rows.append(
+            {
+                "metric": metric,
+                "target": f"{way} {target:g}",
+                "engine": engine[metric],
+                "best_recalibration": floor[metric],
+                "reachable_by_recalibration": bool(meets),
+            }
+        )
     return pd.DataFrame(rows)
 
 

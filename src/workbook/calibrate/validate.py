@@ -42,7 +42,12 @@ PROSPECTIVE_MARK = "after the constants were frozen"
 #: (<batch>) after the constants were frozen" (``split_reason``). Append a new batch here.
 ENTRY_BATCHES = ("third session", "fourth session", "fifth session", "fifth session, second search")
 _BATCH = re.compile(r"added \d{4}-\d{2}-\d{2} \(([^)]*)\) " + re.escape(PROSPECTIVE_MARK))
-FIT_PARAMS = ("gemm_efficiency", "memory_traffic_bytes_per_token_layer_dmodel", "tp_overlap_fraction", "moe_efficiency")
+FIT_PARAMS = (
+    "gemm_efficiency",
+    "memory_traffic_bytes_per_token_layer_dmodel",
+    "tp_overlap_fraction",
+    "moe_efficiency",
+)
 
 
 def full_runs(catalog=None) -> pd.DataFrame:
@@ -54,27 +59,37 @@ def full_runs(catalog=None) -> pd.DataFrame:
 
 
 def _configs(rows: pd.DataFrame, tokens) -> pd.DataFrame:
-    return pd.DataFrame({
-        "n_params": rows["params_total"].to_numpy(float),
-        "n_active_params": rows["params_active"].to_numpy(float),
-        "n_tokens": tokens,
-        "accelerator": rows["accelerator_id"].to_numpy(object),
-        "n_gpus": rows["n_gpus"].to_numpy(int) if "n_gpus" in rows else rows["gpu_count"].to_numpy(int),
-        "seq_len": rows["seq_len"].fillna(4096).to_numpy(float),
-        # fp16 and bf16 share the tensor peak on every GPU here.
-        "precision": rows["precision"].replace({"fp16": "bf16"}).to_numpy(object),
-    })
+    return pd.DataFrame(
+        {
+            "n_params": rows["params_total"].to_numpy(float),
+            "n_active_params": rows["params_active"].to_numpy(float),
+            "n_tokens": tokens,
+            "accelerator": rows["accelerator_id"].to_numpy(object),
+            "n_gpus": rows["n_gpus"].to_numpy(int)
+            if "n_gpus" in rows
+            else rows["gpu_count"].to_numpy(int),
+            "seq_len": rows["seq_len"].fillna(4096).to_numpy(float),
+            # fp16 and bf16 share the tensor peak on every GPU here.
+            "precision": rows["precision"].replace({"fp16": "bf16"}).to_numpy(object),
+        }
+    )
 
 
 def predict_hours(rows: pd.DataFrame, catalog=None, assumptions=None) -> np.ndarray:
-    return estimate_frame(_configs(rows, rows["tokens"].to_numpy(float)), catalog=catalog,
-                          assumptions=assumptions)["gpu_hours"].to_numpy(float)
+    return estimate_frame(
+        _configs(rows, rows["tokens"].to_numpy(float)), catalog=catalog, assumptions=assumptions
+    )["gpu_hours"].to_numpy(float)
 
 
 def baseline_hours(rows: pd.DataFrame, mfu: float, catalog=None) -> np.ndarray:
     """Naive baseline: 6 N_active D / (peak BF16 x constant MFU)."""
     cat = catalog or load_catalog()
-    peak = cat.tables["accelerators"].set_index("accelerator_id").loc[rows["accelerator_id"], "tflops_dense_bf16"].to_numpy(float)
+    peak = (
+        cat.tables["accelerators"]
+        .set_index("accelerator_id")
+        .loc[rows["accelerator_id"], "tflops_dense_bf16"]
+        .to_numpy(float)
+    )
     active = rows["params_active"].fillna(rows["params_total"]).to_numpy(float)
     return 6.0 * active * rows["tokens"].to_numpy(float) / (peak * 1e12 * mfu) / 3600.0
 
@@ -113,11 +128,15 @@ def entry_batch(rows: pd.DataFrame) -> np.ndarray:
     for run, reason in zip(rows["run_id"], rows["split_reason"]):
         m = _BATCH.search(reason)
         if m is None and PROSPECTIVE_MARK in reason:
-            raise ValueError(f"run {run!r}: split_reason says {PROSPECTIVE_MARK!r} but names no batch; allowed: "
-                             f"'added <date> (<batch>) {PROSPECTIVE_MARK}'")
+            raise ValueError(
+                f"run {run!r}: split_reason says {PROSPECTIVE_MARK!r} but names no batch; allowed: "
+                f"'added <date> (<batch>) {PROSPECTIVE_MARK}'"
+            )
         if m is not None and m.group(1) not in ENTRY_BATCHES:
-            raise ValueError(f"run {run!r}: entry batch {m.group(1)!r} is unknown; allowed: {', '.join(ENTRY_BATCHES)} "
-                             "(append a new batch to workbook.validate.ENTRY_BATCHES)")
+            raise ValueError(
+                f"run {run!r}: entry batch {m.group(1)!r} is unknown; allowed: {', '.join(ENTRY_BATCHES)} "
+                "(append a new batch to workbook.validate.ENTRY_BATCHES)"
+            )
         out.append(0 if m is None else ENTRY_BATCHES.index(m.group(1)) + 1)
     return np.array(out, int)
 
@@ -130,7 +149,11 @@ def is_prospective(rows: pd.DataFrame) -> np.ndarray:
 def bias_by_group(groups, errors) -> pd.DataFrame:
     """Run count and median signed error (predicted / published - 1) per group: a systematic bias
     shows here while the MdAPE hides it."""
-    return pd.Series(np.asarray(errors, float)).groupby(np.asarray(groups)).agg(runs="size", median_error="median")
+    return (
+        pd.Series(np.asarray(errors, float))
+        .groupby(np.asarray(groups))
+        .agg(runs="size", median_error="median")
+    )
 
 
 #: The range quoted around a predicted time (app, memo, ``time_model_trust``): these quantiles of
@@ -142,8 +165,10 @@ def _ratios(published, predicted) -> np.ndarray:
     """``published / predicted`` GPU-hours, checked: at least one, all finite and positive."""
     r = np.asarray(published, float) / np.asarray(predicted, float)
     if r.size == 0 or not np.all(np.isfinite(r)) or np.any(r <= 0):
-        raise ValueError(f"published/predicted has {r.size} values, some not finite and positive; allowed: "
-                         "at least one pair of positive GPU-hours")
+        raise ValueError(
+            f"published/predicted has {r.size} values, some not finite and positive; allowed: "
+            "at least one pair of positive GPU-hours"
+        )
     return r
 
 
@@ -161,7 +186,13 @@ def time_range(published, predicted) -> dict:
             o_lo, o_hi = np.quantile(np.delete(r, i), RANGE_QUANTILES)
             inside.append(o_lo <= r[i] <= o_hi)
         coverage = float(np.mean(inside))
-    return {"low": float(lo), "median": float(med), "high": float(hi), "loo_coverage": coverage, "n": int(r.size)}
+    return {
+        "low": float(lo),
+        "median": float(med),
+        "high": float(hi),
+        "loo_coverage": coverage,
+        "n": int(r.size),
+    }
 
 
 def forward_range_check(batch, holdout, published, predicted) -> pd.DataFrame:
@@ -177,16 +208,27 @@ def forward_range_check(batch, holdout, published, predicted) -> pd.DataFrame:
         if not before.any():
             continue
         rng = time_range(np.asarray(published, float)[before], np.asarray(predicted, float)[before])
-        rows.append({"batch": ENTRY_BATCHES[k - 1], "runs_before": int(before.sum()), "low": rng["low"],
-                     "high": rng["high"], "runs": int(now.sum()),
-                     "inside": int(((r[now] >= rng["low"]) & (r[now] <= rng["high"])).sum())})
+        rows.append(
+            {
+                "batch": ENTRY_BATCHES[k - 1],
+                "runs_before": int(before.sum()),
+                "low": rng["low"],
+                "high": rng["high"],
+                "runs": int(now.sum()),
+                "inside": int(((r[now] >= rng["low"]) & (r[now] <= rng["high"])).sum()),
+            }
+        )
     return pd.DataFrame(rows, columns=["batch", "runs_before", "low", "high", "runs", "inside"])
 
 
 def _most_inside(log_r: np.ndarray, width: float) -> int:
     """Most points of ``log_r`` one window ``[a, a + width]`` can hold (a sliding window over the sorted points)."""
     x = np.sort(log_r)
-    return int(max(np.searchsorted(x, x + width + 1e-12, side="right") - np.arange(x.size))) if x.size else 0
+    return (
+        int(max(np.searchsorted(x, x + width + 1e-12, side="right") - np.arange(x.size)))
+        if x.size
+        else 0
+    )
 
 
 def recalibration_floor(groups, published, predicted) -> dict:
@@ -208,7 +250,9 @@ def recalibration_floor(groups, published, predicted) -> dict:
     groups = np.asarray(groups)
     r = _ratios(published, predicted)
     if groups.shape != r.shape:
-        raise ValueError(f"published/predicted has {r.size} values for {groups.size} groups; allowed: one group per run")
+        raise ValueError(
+            f"published/predicted has {r.size} values for {groups.size} groups; allowed: one group per run"
+        )
     parts = [np.log(r[groups == g]) for g in np.unique(groups)]
 
     def inside(x: float) -> int:  # runs brought within +-x by the best multiplier per group
@@ -218,9 +262,13 @@ def recalibration_floor(groups, published, predicted) -> dict:
     for _ in range(60):
         mid = (lo + hi) / 2.0
         lo, hi = (lo, mid) if inside(mid) >= need else (mid, hi)
-    return {"mdape": hi, "within_25pct": inside(0.25) / r.size,
-            "max_ratio_off": float(max(np.exp((lr.max() - lr.min()) / 2.0) for lr in parts)),
-            "n": int(r.size), "groups": len(parts)}
+    return {
+        "mdape": hi,
+        "within_25pct": inside(0.25) / r.size,
+        "max_ratio_off": float(max(np.exp((lr.max() - lr.min()) / 2.0) for lr in parts)),
+        "n": int(r.size),
+        "groups": len(parts),
+    }
 
 
 #: Two runs are twins when they are dense, on the same accelerator at the same precision, with
@@ -247,20 +295,50 @@ def twin_pairs(rows: pd.DataFrame, catalog=None) -> pd.DataFrame:
     rows = rows.reset_index(drop=True)
     mfu = baseline_hours(rows, 1.0, catalog) / rows["gpu_hours"].to_numpy(float)
     ok = (~is_moe(rows)) & rows["gpu_count"].notna().to_numpy() & rows["seq_len"].notna().to_numpy()
-    n, gpus, seq = rows["params_total"].to_numpy(float), rows["gpu_count"].to_numpy(float), rows["seq_len"].to_numpy(float)
+    n, gpus, seq = (
+        rows["params_total"].to_numpy(float),
+        rows["gpu_count"].to_numpy(float),
+        rows["seq_len"].to_numpy(float),
+    )
     out = []
     for a in np.flatnonzero(ok):
         for b in np.flatnonzero(ok):
-            if (rows.at[a, "accelerator_id"] == rows.at[b, "accelerator_id"] and rows.at[a, "precision"] == rows.at[b, "precision"]
-                    and max(n[a], n[b]) <= TWIN_SIZE_FACTOR * min(n[a], n[b])
-                    and gpus[a] <= gpus[b] and seq[a] <= seq[b] and mfu[a] < mfu[b]):
-                out.append({"slower": rows.at[a, "run_id"], "faster": rows.at[b, "run_id"],
-                            "accelerator": rows.at[a, "accelerator_id"], "slower_mfu": mfu[a], "faster_mfu": mfu[b],
-                            "ratio": mfu[b] / mfu[a], "min_worst_off": float(np.sqrt(mfu[b] / mfu[a])),
-                            "slower_gpus": int(gpus[a]), "faster_gpus": int(gpus[b]),
-                            "slower_seq_len": int(seq[a]), "faster_seq_len": int(seq[b])})
-    cols = ["slower", "faster", "accelerator", "slower_mfu", "faster_mfu", "ratio", "min_worst_off",
-            "slower_gpus", "faster_gpus", "slower_seq_len", "faster_seq_len"]
+            if (
+                rows.at[a, "accelerator_id"] == rows.at[b, "accelerator_id"]
+                and rows.at[a, "precision"] == rows.at[b, "precision"]
+                and max(n[a], n[b]) <= TWIN_SIZE_FACTOR * min(n[a], n[b])
+                and gpus[a] <= gpus[b]
+                and seq[a] <= seq[b]
+                and mfu[a] < mfu[b]
+            ):
+                out.append(
+                    {
+                        "slower": rows.at[a, "run_id"],
+                        "faster": rows.at[b, "run_id"],
+                        "accelerator": rows.at[a, "accelerator_id"],
+                        "slower_mfu": mfu[a],
+                        "faster_mfu": mfu[b],
+                        "ratio": mfu[b] / mfu[a],
+                        "min_worst_off": float(np.sqrt(mfu[b] / mfu[a])),
+                        "slower_gpus": int(gpus[a]),
+                        "faster_gpus": int(gpus[b]),
+                        "slower_seq_len": int(seq[a]),
+                        "faster_seq_len": int(seq[b]),
+                    }
+                )
+    cols = [
+        "slower",
+        "faster",
+        "accelerator",
+        "slower_mfu",
+        "faster_mfu",
+        "ratio",
+        "min_worst_off",
+        "slower_gpus",
+        "faster_gpus",
+        "slower_seq_len",
+        "faster_seq_len",
+    ]
     return pd.DataFrame(out, columns=cols).sort_values("ratio", ascending=False, ignore_index=True)
 
 
@@ -287,10 +365,16 @@ def metrics(published, predicted) -> dict:
 
 
 #: The grid searched for the dense constants (stage 1) and for moe_efficiency (stage 2).
-GRID = [{"gemm_efficiency": float(e), "memory_traffic_bytes_per_token_layer_dmodel": k, "tp_overlap_fraction": ov}
-        for e in np.linspace(0.40, 1.00, 13)
-        for k in (0, 200, 400, 600, 800, 1000, 1200, 1600, 2000)
-        for ov in (0.0, 0.25, 0.5)]
+GRID = [
+    {
+        "gemm_efficiency": float(e),
+        "memory_traffic_bytes_per_token_layer_dmodel": k,
+        "tp_overlap_fraction": ov,
+    }
+    for e in np.linspace(0.40, 1.00, 13)
+    for k in (0, 200, 400, 600, 800, 1000, 1200, 1600, 2000)
+    for ov in (0.0, 0.25, 0.5)
+]
 MOE_GRID = [float(m) for m in np.linspace(0.3, 1.0, 15)]
 
 
@@ -307,7 +391,9 @@ class Fitter:
         self.rows = rows.reset_index(drop=True)
         self.published = self.rows["gpu_hours"].to_numpy(float)
         self.moe = is_moe(self.rows)
-        self.log_err = np.array([np.log(predict_hours(self.rows, self.cat, g) / self.published) for g in GRID])
+        self.log_err = np.array(
+            [np.log(predict_hours(self.rows, self.cat, g) / self.published) for g in GRID]
+        )
         self._moe_cache: dict[int, np.ndarray] = {}
 
     def _moe_log_err(self, g: int) -> np.ndarray:
@@ -316,8 +402,10 @@ class Fitter:
             sub = self.rows[self.moe]
             out = np.tile(self.log_err[g], (len(MOE_GRID), 1))
             for j, m in enumerate(MOE_GRID):
-                out[j, self.moe] = np.log(predict_hours(sub, self.cat, {**GRID[g], "moe_efficiency": m})
-                                          / self.published[self.moe])
+                out[j, self.moe] = np.log(
+                    predict_hours(sub, self.cat, {**GRID[g], "moe_efficiency": m})
+                    / self.published[self.moe]
+                )
             self._moe_cache[g] = out
         return self._moe_cache[g]
 
@@ -327,7 +415,9 @@ class Fitter:
         MoE row in ``mask``, moe_efficiency stays at data/assumptions.csv's value."""
         mask = np.asarray(mask, bool)
         dense = mask & ~self.moe
-        g = int(np.argmin(np.abs(self.log_err[:, dense]).mean(axis=1)))  # first minimum, as a loop would
+        g = int(
+            np.argmin(np.abs(self.log_err[:, dense]).mean(axis=1))
+        )  # first minimum, as a loop would
         values, log_err = dict(GRID[g]), self.log_err[g]
         moe = mask & self.moe
         if moe.any():
@@ -350,8 +440,12 @@ class Fitter:
             hold = np.zeros(n, bool)
             hold[rng.choice(n, n_holdout, replace=False)] = True
             _, pred = self.fit(~hold)
-            out.append({"calibration_mdape": metrics(self.published[~hold], pred[~hold])["mdape"],
-                        "holdout_mdape": metrics(self.published[hold], pred[hold])["mdape"]})
+            out.append(
+                {
+                    "calibration_mdape": metrics(self.published[~hold], pred[~hold])["mdape"],
+                    "holdout_mdape": metrics(self.published[hold], pred[hold])["mdape"],
+                }
+            )
         return pd.DataFrame(out)
 
 
@@ -402,7 +496,9 @@ RATIO_PAIRS = [
 def _steady_throughput(rows: pd.DataFrame, catalog) -> np.ndarray:
     """Predicted tokens/s per GPU between failures (what a benchmark measures) for benchmark rows."""
     rows = rows.assign(n_gpus=rows["gpu_count"].astype(int))
-    return estimate_frame(_configs(rows, np.full(len(rows), 1e11)), catalog=catalog)["steady_tokens_per_s_per_gpu"].to_numpy(float)
+    return estimate_frame(_configs(rows, np.full(len(rows), 1e11)), catalog=catalog)[
+        "steady_tokens_per_s_per_gpu"
+    ].to_numpy(float)
 
 
 def benchmark_throughput(catalog=None) -> pd.DataFrame:
@@ -413,15 +509,29 @@ def benchmark_throughput(catalog=None) -> pd.DataFrame:
     ``precision``, ``published_tok_s_gpu``, ``predicted_tok_s_gpu``, ``error`` (predicted / published - 1)."""
     cat = catalog or load_catalog()
     runs = cat.tables["published_runs"]
-    rows = runs[(runs["row_type"] == "throughput_benchmark") & runs["tokens_per_s_per_gpu"].notna()].reset_index(drop=True)
+    rows = runs[
+        (runs["row_type"] == "throughput_benchmark") & runs["tokens_per_s_per_gpu"].notna()
+    ].reset_index(drop=True)
     pred = _steady_throughput(rows, cat)
     pub = rows["tokens_per_s_per_gpu"].to_numpy(float)
     src = rows["source"].fillna("")
-    source = np.select([src.str.contains("llm-foundry"), src.str.contains("NeMo")],
-                       ["llm-foundry (MosaicML)", "NeMo (NVIDIA)"], "papers")
-    return pd.DataFrame({"run": rows["run_id"], "source": source, "accelerator": rows["accelerator_id"],
-                         "n_gpus": rows["gpu_count"].astype(int), "precision": rows["precision"],
-                         "published_tok_s_gpu": pub, "predicted_tok_s_gpu": pred, "error": pred / pub - 1.0})
+    source = np.select(
+        [src.str.contains("llm-foundry"), src.str.contains("NeMo")],
+        ["llm-foundry (MosaicML)", "NeMo (NVIDIA)"],
+        "papers",
+    )
+    return pd.DataFrame(
+        {
+            "run": rows["run_id"],
+            "source": source,
+            "accelerator": rows["accelerator_id"],
+            "n_gpus": rows["gpu_count"].astype(int),
+            "precision": rows["precision"],
+            "published_tok_s_gpu": pub,
+            "predicted_tok_s_gpu": pred,
+            "error": pred / pub - 1.0,
+        }
+    )
 
 
 def throughput_ratios(catalog=None) -> pd.DataFrame:
@@ -432,8 +542,15 @@ def throughput_ratios(catalog=None) -> pd.DataFrame:
         rows = runs.loc[[num, den]].reset_index()
         pred = _steady_throughput(rows, cat)
         pub = rows["tokens_per_s_per_gpu"].to_numpy(float)
-        out.append({"pair": label, "published_ratio": pub[0] / pub[1], "predicted_ratio": pred[0] / pred[1],
-                    "published_tok_s_gpu": pub[0], "predicted_tok_s_gpu": pred[0]})
+        out.append(
+            {
+                "pair": label,
+                "published_ratio": pub[0] / pub[1],
+                "predicted_ratio": pred[0] / pred[1],
+                "published_tok_s_gpu": pub[0],
+                "predicted_tok_s_gpu": pred[0],
+            }
+        )
     df = pd.DataFrame(out)
     df["error"] = df["predicted_ratio"] / df["published_ratio"] - 1.0
     return df

@@ -61,7 +61,9 @@ def _parse_cell(table: Table, col, raw: str, file: str, line: int):
     value = raw.strip()
     if value == "":
         if col.required:
-            raise CatalogError(file, line, col.name, f"is empty; a value of type {col.type} is required")
+            raise CatalogError(
+                file, line, col.name, f"is empty; a value of type {col.type} is required"
+            )
         return None
     t = col.type
     if t == "str":
@@ -69,12 +71,17 @@ def _parse_cell(table: Table, col, raw: str, file: str, line: int):
     if t == "id":
         if not _ID_RE.match(value):
             raise CatalogError(
-                file, line, col.name, f"{value!r} is not a valid id (lowercase letters, digits, '.', '-', '_')"
+                file,
+                line,
+                col.name,
+                f"{value!r} is not a valid id (lowercase letters, digits, '.', '-', '_')",
             )
         return value
     if t == "enum":
         if value not in col.allowed:
-            raise CatalogError(file, line, col.name, f"{value!r} is not allowed; allowed: {', '.join(col.allowed)}")
+            raise CatalogError(
+                file, line, col.name, f"{value!r} is not allowed; allowed: {', '.join(col.allowed)}"
+            )
         return value
     if t == "bool":
         low = value.lower()
@@ -82,12 +89,16 @@ def _parse_cell(table: Table, col, raw: str, file: str, line: int):
             return True
         if low in _FALSE:
             return False
-        raise CatalogError(file, line, col.name, f"{value!r} is not a boolean; allowed: true, false")
+        raise CatalogError(
+            file, line, col.name, f"{value!r} is not a boolean; allowed: true, false"
+        )
     if t == "date":
         try:
             return dt.date.fromisoformat(value).isoformat()
         except ValueError:
-            raise CatalogError(file, line, col.name, f"{value!r} is not an ISO date (YYYY-MM-DD)") from None
+            raise CatalogError(
+                file, line, col.name, f"{value!r} is not an ISO date (YYYY-MM-DD)"
+            ) from None
     if t in ("int", "float"):
         try:
             num = float(value)
@@ -100,9 +111,13 @@ def _parse_cell(table: Table, col, raw: str, file: str, line: int):
                 raise CatalogError(file, line, col.name, f"{value!r} is not a whole number")
             num = int(num)
         if col.min is not None and num < col.min:
-            raise CatalogError(file, line, col.name, f"{value} is below the allowed minimum {col.min:g}")
+            raise CatalogError(
+                file, line, col.name, f"{value} is below the allowed minimum {col.min:g}"
+            )
         if col.max is not None and num > col.max:
-            raise CatalogError(file, line, col.name, f"{value} is above the allowed maximum {col.max:g}")
+            raise CatalogError(
+                file, line, col.name, f"{value} is above the allowed maximum {col.max:g}"
+            )
         return num
     raise AssertionError(f"unknown column type {t}")  # schema bug, not user input
 
@@ -116,7 +131,12 @@ def parse_table(table: Table, text: str, file: str) -> pd.DataFrame:
         raise CatalogError(file, None, None, "is empty; expected a header row") from None
     missing = [c for c in table.column_names if c not in header]
     if missing:
-        raise CatalogError(file, 1, missing[0], f"required column is missing (expected columns: {', '.join(table.column_names)})")
+        raise CatalogError(
+            file,
+            1,
+            missing[0],
+            f"required column is missing (expected columns: {', '.join(table.column_names)})",
+        )
     unknown = [h for h in header if h not in table.column_names]
     if unknown:
         raise CatalogError(file, 1, unknown[0], "is not a documented column (see data/README.md)")
@@ -138,7 +158,9 @@ def parse_table(table: Table, text: str, file: str) -> pd.DataFrame:
             for row, line in zip(rows, lines):
                 v = row[c.name]
                 if v in seen:
-                    raise CatalogError(file, line, c.name, f"duplicate id {v!r} (first on line {seen[v]})")
+                    raise CatalogError(
+                        file, line, c.name, f"duplicate id {v!r} (first on line {seen[v]})"
+                    )
                 seen[v] = line
     if table.unique_together:
         seen = {}
@@ -146,7 +168,9 @@ def parse_table(table: Table, text: str, file: str) -> pd.DataFrame:
             key = tuple(row[k] for k in table.unique_together)
             if key in seen:
                 raise CatalogError(
-                    file, line, table.unique_together[0],
+                    file,
+                    line,
+                    table.unique_together[0],
                     f"duplicate key {key!r} for ({', '.join(table.unique_together)}) (first on line {seen[key]})",
                 )
             seen[key] = line
@@ -180,24 +204,43 @@ def _check_references(tables: dict[str, pd.DataFrame]) -> None:
         for line, v in zip(df.attrs.get("lines", range(2, len(df) + 2)), df["accelerator_id"]):
             if v is not None and not (isinstance(v, float) and math.isnan(v)) and v not in valid:
                 raise CatalogError(
-                    f"{name}.csv", line, "accelerator_id",
+                    f"{name}.csv",
+                    line,
+                    "accelerator_id",
                     f"{v!r} is not in accelerators.csv; valid ids: {', '.join(sorted(valid))}",
                 )
     prices = tables["prices"]
-    for line, (_, r) in zip(prices.attrs.get("lines", range(2, len(prices) + 2)), prices.iterrows()):
+    for line, (_, r) in zip(
+        prices.attrs.get("lines", range(2, len(prices) + 2)), prices.iterrows()
+    ):
         buy = r["kind"].startswith("buy")
         has_gpu, has_hour = pd.notna(r["price_usd_per_gpu"]), pd.notna(r["price_usd_per_gpu_hour"])
         if buy and (not has_gpu or has_hour):
-            raise CatalogError("prices.csv", line, "price_usd_per_gpu", f"a {r['kind']} row needs price_usd_per_gpu and no hourly price")
+            raise CatalogError(
+                "prices.csv",
+                line,
+                "price_usd_per_gpu",
+                f"a {r['kind']} row needs price_usd_per_gpu and no hourly price",
+            )
         if not buy and (not has_hour or has_gpu):
-            raise CatalogError("prices.csv", line, "price_usd_per_gpu_hour", f"a {r['kind']} row needs price_usd_per_gpu_hour and no purchase price")
+            raise CatalogError(
+                "prices.csv",
+                line,
+                "price_usd_per_gpu_hour",
+                f"a {r['kind']} row needs price_usd_per_gpu_hour and no purchase price",
+            )
     defaults = prices[prices["is_default"]]
     dup = defaults.duplicated(["accelerator_id", "kind"], keep="first")
     if dup.any():
         i = int(dup.to_numpy().nonzero()[0][0])
         r = defaults.iloc[i]
         line = prices.attrs["lines"][defaults.index[i]] if "lines" in prices.attrs else None
-        raise CatalogError("prices.csv", line, "is_default", f"more than one default price for {r['accelerator_id']} {r['kind']}")
+        raise CatalogError(
+            "prices.csv",
+            line,
+            "is_default",
+            f"more than one default price for {r['accelerator_id']} {r['kind']}",
+        )
 
 
 @dataclass
@@ -250,16 +293,22 @@ class Catalog:
         df = self.tables["fabrics"]
         hit = df[df["fabric_id"] == fabric_id]
         if hit.empty:
-            raise UnknownIdError(f"fabric {fabric_id!r} is unknown; valid ids: {', '.join(df['fabric_id'])}")
+            raise UnknownIdError(
+                f"fabric {fabric_id!r} is unknown; valid ids: {', '.join(df['fabric_id'])}"
+            )
         return hit.iloc[0]
 
-    def param(self, table: str, parameter: str, accelerator_id: str | None = None, field_: str = "value") -> float:
+    def param(
+        self, table: str, parameter: str, accelerator_id: str | None = None, field_: str = "value"
+    ) -> float:
         """A key-value parameter (facility / assumptions): the per-accelerator row if there is one,
         else the global row. ``field_``: value, low or high (falls back to value when empty)."""
         rows = self._kv.get((table, parameter))
         if rows is None:
             valid = sorted(p for t, p in self._kv if t == table)
-            raise UnknownIdError(f"{table} parameter {parameter!r} is unknown; valid: {', '.join(valid)}")
+            raise UnknownIdError(
+                f"{table} parameter {parameter!r} is unknown; valid: {', '.join(valid)}"
+            )
         rec = rows.get(accelerator_id) if accelerator_id is not None else None
         if rec is None:
             rec = rows.get(None)
@@ -270,10 +319,17 @@ class Catalog:
         v = rec[field_]
         return float(v) if pd.notna(v) else float(rec["value"])
 
+    def global_rows(self, table: str) -> pd.DataFrame:
+        """The rows of a key-value table (``facility`` / ``assumptions``) that apply to every
+        accelerator (``accelerator_id`` empty), in file order."""
+        df = self.tables[table]
+        return df[df["accelerator_id"].isna()]
+
     def param_by_accelerator(self, table: str, parameter: str) -> pd.Series:
         """A parameter for every accelerator id (global default where there is no specific row; NaN if none)."""
         return pd.Series(
-            {a: self._param_or_nan(table, parameter, a) for a in self.accelerator_ids}, name=parameter
+            {a: self._param_or_nan(table, parameter, a) for a in self.accelerator_ids},
+            name=parameter,
         )
 
     def _param_or_nan(self, table, parameter, a):
@@ -308,7 +364,12 @@ class Catalog:
         p = p[p["is_default"]].copy()
         p["price"] = p["price_usd_per_gpu"].fillna(p["price_usd_per_gpu_hour"])
         said = [prov.startswith(kind) for prov, kind in zip(p["provider"], p["source_kind"])]
-        p["basis"] = p["provider"].where(said, p["source_kind"] + ": " + p["provider"]) + " (" + p["price_date"] + ")"
+        p["basis"] = (
+            p["provider"].where(said, p["source_kind"] + ": " + p["provider"])
+            + " ("
+            + p["price_date"]
+            + ")"
+        )
         wide = p.pivot(index="accelerator_id", columns="kind", values=field)
         return wide.reindex(self.accelerator_ids)
 
@@ -338,7 +399,9 @@ class Catalog:
         # Re-validate through the same parser so an override cannot smuggle in a bad value.
         checked = {}
         for name, df in tables.items():
-            checked[name] = parse_table(TABLES[name], _to_csv(df, TABLES[name]), f"{name}.csv (with overrides)")
+            checked[name] = parse_table(
+                TABLES[name], _to_csv(df, TABLES[name]), f"{name}.csv (with overrides)"
+            )
         _check_references(checked)
         return Catalog(checked, self.data_hash, applied)
 
@@ -369,13 +432,22 @@ _KEY_COLUMN = {"accelerators": "accelerator_id", "fabrics": "fabric_id", "prices
 def _apply_override(tables: dict[str, pd.DataFrame], o: Override) -> None:
     where = f"override {o.table}:{o.key}:{o.column}"
     if o.table not in tables:
-        raise CatalogError(where, None, "table", f"{o.table!r} is unknown; valid: {', '.join(tables)}")
+        raise CatalogError(
+            where, None, "table", f"{o.table!r} is unknown; valid: {', '.join(tables)}"
+        )
     df = tables[o.table]
     if o.column not in df.columns:
-        raise CatalogError(where, None, "column", f"{o.column!r} is not a column of {o.table}; valid: {', '.join(df.columns)}")
+        raise CatalogError(
+            where,
+            None,
+            "column",
+            f"{o.column!r} is not a column of {o.table}; valid: {', '.join(df.columns)}",
+        )
     if o.table in ("facility", "assumptions"):
         param, _, acc = o.key.partition(":")
-        mask = (df["parameter"] == param) & (df["accelerator_id"] == acc if acc else df["accelerator_id"].isna())
+        mask = (df["parameter"] == param) & (
+            df["accelerator_id"] == acc if acc else df["accelerator_id"].isna()
+        )
         if not mask.any():
             raise CatalogError(where, None, "key", f"no {o.table} row for {o.key!r}")
     elif o.table == "prices" and ":" in o.key:
@@ -384,9 +456,16 @@ def _apply_override(tables: dict[str, pd.DataFrame], o: Override) -> None:
         if not mask.any():
             new = {c: None for c in df.columns}
             new.update(
-                price_id=f"override-{acc}-{kind}", accelerator_id=acc, kind=kind, provider="user override",
-                price_date=dt.date.today().isoformat(), source_kind="estimate", is_default=True,
-                source_url=o.source or "user override", accessed=dt.date.today().isoformat(), notes=o.notes,
+                price_id=f"override-{acc}-{kind}",
+                accelerator_id=acc,
+                kind=kind,
+                provider="user override",
+                price_date=dt.date.today().isoformat(),
+                source_kind="estimate",
+                is_default=True,
+                source_url=o.source or "user override",
+                accessed=dt.date.today().isoformat(),
+                notes=o.notes,
             )
             df = pd.concat([df, pd.DataFrame([new])], ignore_index=True)
             mask = df["price_id"] == new["price_id"]
@@ -395,7 +474,12 @@ def _apply_override(tables: dict[str, pd.DataFrame], o: Override) -> None:
         key_col = _KEY_COLUMN[o.table]
         mask = df[key_col] == o.key
         if not mask.any():
-            raise CatalogError(where, None, "key", f"no {o.table} row with {key_col} {o.key!r}; valid: {', '.join(df[key_col])}")
+            raise CatalogError(
+                where,
+                None,
+                "key",
+                f"no {o.table} row with {key_col} {o.key!r}; valid: {', '.join(df[key_col])}",
+            )
     df = tables[o.table]
     df[o.column] = df[o.column].astype(object)
     df.loc[mask, o.column] = o.value
@@ -416,10 +500,21 @@ def read_overrides(path: str | Path) -> list[Override]:
     rows = list(csv.DictReader(io.StringIO(p.read_text(encoding="utf-8"))))
     need = ["table", "key", "column", "value"]
     if rows and any(k not in rows[0] for k in need) or (not rows and p.read_text().strip() == ""):
-        raise CatalogError(p.name, 1, None, f"an overrides file needs the columns {', '.join(need)} (+ source, notes)")
+        raise CatalogError(
+            p.name,
+            1,
+            None,
+            f"an overrides file needs the columns {', '.join(need)} (+ source, notes)",
+        )
     return [
-        Override(r["table"].strip(), r["key"].strip(), r["column"].strip(), r["value"].strip(),
-                 (r.get("source") or "").strip(), (r.get("notes") or "").strip())
+        Override(
+            r["table"].strip(),
+            r["key"].strip(),
+            r["column"].strip(),
+            r["value"].strip(),
+            (r.get("source") or "").strip(),
+            (r.get("notes") or "").strip(),
+        )
         for r in rows
     ]
 
@@ -455,5 +550,7 @@ def accelerators() -> pd.DataFrame:
 
 def resolve_catalog(catalog: Catalog | None) -> Catalog:
     if catalog is not None and not isinstance(catalog, Catalog):
-        raise ValueError(f"catalog={catalog!r} is not a workbook Catalog; allowed: None or load_catalog(...)")
+        raise ValueError(
+            f"catalog={catalog!r} is not a workbook Catalog; allowed: None or load_catalog(...)"
+        )
     return catalog or load_catalog()

@@ -14,7 +14,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-SOURCE_KINDS = ("vendor", "press", "aggregator", "paper", "model-card", "article", "derived", "estimate")
+SOURCE_KINDS = (
+    "vendor",
+    "press",
+    "aggregator",
+    "paper",
+    "model-card",
+    "article",
+    "derived",
+    "estimate",
+)
 VENDORS = ("NVIDIA", "AMD", "Intel", "Google", "AWS")
 SOFTWARE_STACKS = ("cuda", "rocm", "synapse", "xla", "neuron")
 COOLING_OPTIONS = ("air", "liquid", "air|liquid", "cloud")
@@ -66,9 +75,15 @@ class Table:
 
 def _provenance(source_col: str = "source_url") -> tuple[Column, ...]:
     return (
-        Column(source_col, "str", doc="Where the row's figures come from (URL(s), ' | '-separated, or a citation)."),
+        Column(
+            source_col,
+            "str",
+            doc="Where the row's figures come from (URL(s), ' | '-separated, or a citation).",
+        ),
         Column("accessed", "date", doc="When the source was read (ISO date)."),
-        Column("notes", "str", required=False, doc="Derivations, conflicts between sources, caveats."),
+        Column(
+            "notes", "str", required=False, doc="Derivations, conflicts between sources, caveats."
+        ),
     )
 
 
@@ -76,24 +91,80 @@ ACCELERATORS = Table(
     "accelerators",
     "One row per accelerator SKU. All FLOP/s are DENSE (no 2:4 sparsity).",
     (
-        Column("accelerator_id", "id", unique=True, doc="Stable id used everywhere (e.g. h100-sxm)."),
+        Column(
+            "accelerator_id", "id", unique=True, doc="Stable id used everywhere (e.g. h100-sxm)."
+        ),
         Column("name", "str", doc="Marketing name and variant."),
         Column("vendor", "enum", allowed=VENDORS),
         Column("architecture", "str"),
         Column("release_year", "int", min=2015, max=2030),
-        Column("availability", "enum", allowed=AVAILABILITY, doc="rent-only: cloud-only context rows (TPU, Trainium)."),
-        Column("memory_gb", "float", min=1, max=2000, doc="Usable accelerator memory per GPU [GB]."),
+        Column(
+            "availability",
+            "enum",
+            allowed=AVAILABILITY,
+            doc="rent-only: cloud-only context rows (TPU, Trainium).",
+        ),
+        Column(
+            "memory_gb", "float", min=1, max=2000, doc="Usable accelerator memory per GPU [GB]."
+        ),
         Column("memory_bw_tbps", "float", min=0.1, max=100, doc="Memory bandwidth per GPU [TB/s]."),
-        Column("tflops_dense_bf16", "float", min=1, max=100000, doc="Dense BF16 tensor peak [TFLOP/s]."),
-        Column("tflops_dense_fp8", "float", required=False, min=1, max=100000, doc="Dense FP8 peak [TFLOP/s]; empty = not supported."),
-        Column("tflops_dense_fp4", "float", required=False, min=1, max=100000, doc="Dense FP4 peak [TFLOP/s]; empty = not supported or unknown (notes say which)."),
-        Column("tdp_w", "float", required=False, min=50, max=5000, doc="Max board power per GPU [W]; empty for cloud-only parts (not published)."),
-        Column("cooling_options", "enum", allowed=COOLING_OPTIONS, doc="How the part can be cooled: air, liquid, air|liquid, or cloud (not our problem)."),
+        Column(
+            "tflops_dense_bf16", "float", min=1, max=100000, doc="Dense BF16 tensor peak [TFLOP/s]."
+        ),
+        Column(
+            "tflops_dense_fp8",
+            "float",
+            required=False,
+            min=1,
+            max=100000,
+            doc="Dense FP8 peak [TFLOP/s]; empty = not supported.",
+        ),
+        Column(
+            "tflops_dense_fp4",
+            "float",
+            required=False,
+            min=1,
+            max=100000,
+            doc="Dense FP4 peak [TFLOP/s]; empty = not supported or unknown (notes say which).",
+        ),
+        Column(
+            "tdp_w",
+            "float",
+            required=False,
+            min=50,
+            max=5000,
+            doc="Max board power per GPU [W]; empty for cloud-only parts (not published).",
+        ),
+        Column(
+            "cooling_options",
+            "enum",
+            allowed=COOLING_OPTIONS,
+            doc="How the part can be cooled: air, liquid, air|liquid, or cloud (not our problem).",
+        ),
         Column("form_factor", "str", doc="SXM, OAM, PCIe card, superchip tray, cloud chip."),
-        Column("gpus_per_node", "int", min=1, max=72, doc="GPUs in one server / tray used to build clusters [count]."),
+        Column(
+            "gpus_per_node",
+            "int",
+            min=1,
+            max=72,
+            doc="GPUs in one server / tray used to build clusters [count].",
+        ),
         Column("scale_up_interconnect", "str", doc="NVLink / Infinity Fabric / PCIe / ICI ..."),
-        Column("scale_up_bw_gbps", "float", required=False, min=1, max=100000, doc="Scale-up bandwidth per GPU, bidirectional [GB/s]; empty = PCIe only."),
-        Column("scale_up_domain_gpus", "int", min=1, max=100000, doc="GPUs in one scale-up (NVLink/IF) domain [count]."),
+        Column(
+            "scale_up_bw_gbps",
+            "float",
+            required=False,
+            min=1,
+            max=100000,
+            doc="Scale-up bandwidth per GPU, bidirectional [GB/s]; empty = PCIe only.",
+        ),
+        Column(
+            "scale_up_domain_gpus",
+            "int",
+            min=1,
+            max=100000,
+            doc="GPUs in one scale-up (NVLink/IF) domain [count].",
+        ),
         Column("software_stack", "enum", allowed=SOFTWARE_STACKS),
         *_provenance(),
     ),
@@ -106,12 +177,38 @@ PRICES = Table(
         Column("price_id", "id", unique=True),
         Column("accelerator_id", "id", doc="Must exist in accelerators.csv."),
         Column("kind", "enum", allowed=PRICE_KINDS),
-        Column("price_usd_per_gpu", "float", required=False, min=100, max=5_000_000, doc="Purchase price per GPU [USD] (buy-* rows)."),
-        Column("price_usd_per_gpu_hour", "float", required=False, min=0.01, max=200, doc="Rental price per GPU-hour [USD/h] (rent-* rows)."),
-        Column("provider", "str", doc="Who charges it: vendor list, street, a cloud, an aggregator median, the article."),
-        Column("price_date", "date", doc="When the price was quoted (ISO date; first of month when only the month is known)."),
+        Column(
+            "price_usd_per_gpu",
+            "float",
+            required=False,
+            min=100,
+            max=5_000_000,
+            doc="Purchase price per GPU [USD] (buy-* rows).",
+        ),
+        Column(
+            "price_usd_per_gpu_hour",
+            "float",
+            required=False,
+            min=0.01,
+            max=200,
+            doc="Rental price per GPU-hour [USD/h] (rent-* rows).",
+        ),
+        Column(
+            "provider",
+            "str",
+            doc="Who charges it: vendor list, street, a cloud, an aggregator median, the article.",
+        ),
+        Column(
+            "price_date",
+            "date",
+            doc="When the price was quoted (ISO date; first of month when only the month is known).",
+        ),
         Column("source_kind", "enum", allowed=SOURCE_KINDS),
-        Column("is_default", "bool", doc="true: the price the engine uses for this accelerator and kind (at most one per pair)."),
+        Column(
+            "is_default",
+            "bool",
+            doc="true: the price the engine uses for this accelerator and kind (at most one per pair).",
+        ),
         *_provenance(),
     ),
 )
@@ -122,12 +219,32 @@ FABRICS = Table(
     (
         Column("fabric_id", "id", unique=True),
         Column("name", "str"),
-        Column("technology", "enum", allowed=("infiniband", "ethernet-roce", "ethernet-tcp", "cloud")),
+        Column(
+            "technology", "enum", allowed=("infiniband", "ethernet-roce", "ethernet-tcp", "cloud")
+        ),
         Column("link_gbps", "float", min=1, max=10000, doc="Line rate of one port [Gb/s]."),
-        Column("bw_gbps_per_gpu", "float", min=1, max=10000, doc="Scale-out bandwidth per GPU, one direction [Gb/s] (ports x rate / GPUs)."),
-        Column("efficiency", "float", min=0.1, max=1.0, doc="Achieved all-reduce bus bandwidth / line rate [fraction]."),
+        Column(
+            "bw_gbps_per_gpu",
+            "float",
+            min=1,
+            max=10000,
+            doc="Scale-out bandwidth per GPU, one direction [Gb/s] (ports x rate / GPUs).",
+        ),
+        Column(
+            "efficiency",
+            "float",
+            min=0.1,
+            max=1.0,
+            doc="Achieved all-reduce bus bandwidth / line rate [fraction].",
+        ),
         Column("latency_us", "float", min=0.1, max=1000, doc="Small-message latency [us]."),
-        Column("cost_usd_per_gpu", "float", min=0, max=100000, doc="NICs, switches, optics, cables per GPU [USD]."),
+        Column(
+            "cost_usd_per_gpu",
+            "float",
+            min=0,
+            max=100000,
+            doc="NICs, switches, optics, cables per GPU [USD].",
+        ),
         *_provenance(),
     ),
 )
@@ -135,7 +252,12 @@ FABRICS = Table(
 # Key-value tables: a parameter, optionally per accelerator, with a range for sensitivity analysis.
 _KV_COLUMNS = (
     Column("parameter", "id", doc="Name read by the engine (see the list in data/README.md)."),
-    Column("accelerator_id", "id", required=False, doc="Empty: applies to all; else the accelerator it is for."),
+    Column(
+        "accelerator_id",
+        "id",
+        required=False,
+        doc="Empty: applies to all; else the accelerator it is for.",
+    ),
     Column("value", "float", doc="The default value, in `unit`."),
     Column("low", "float", required=False, doc="Low end of the plausible range (sensitivity)."),
     Column("high", "float", required=False, doc="High end of the plausible range (sensitivity)."),
@@ -165,17 +287,41 @@ PUBLISHED_RUNS = Table(
         Column("model", "str"),
         Column("row_type", "enum", allowed=ROW_TYPES),
         Column("params_total", "float", min=1e6, max=1e14),
-        Column("params_active", "float", required=False, min=1e6, max=1e14, doc="MoE active params; empty = dense."),
+        Column(
+            "params_active",
+            "float",
+            required=False,
+            min=1e6,
+            max=1e14,
+            doc="MoE active params; empty = dense.",
+        ),
         Column("tokens", "float", required=False, min=1e6, max=1e15),
-        Column("accelerator_id", "id", required=False, doc="Catalog id; empty when the GPU is not in the catalog (e.g. V100)."),
+        Column(
+            "accelerator_id",
+            "id",
+            required=False,
+            doc="Catalog id; empty when the GPU is not in the catalog (e.g. V100).",
+        ),
         Column("gpu_type", "str", doc="GPU as published."),
         Column("gpu_count", "int", required=False, min=1, max=1_000_000),
         Column("gpu_hours", "float", required=False, min=1, max=1e9),
         Column("wall_days", "float", required=False, min=0, max=1000),
-        Column("tokens_per_s_per_gpu", "float", required=False, min=0.1, max=1e7, doc="Throughput rows only."),
+        Column(
+            "tokens_per_s_per_gpu",
+            "float",
+            required=False,
+            min=0.1,
+            max=1e7,
+            doc="Throughput rows only.",
+        ),
         Column("precision", "enum", allowed=("bf16", "fp16", "fp8", "fp4")),
         Column("seq_len", "int", required=False, min=128, max=1_000_000),
-        Column("split", "enum", allowed=RUN_SPLITS, doc="calibration / holdout / excluded (from the hours validation)."),
+        Column(
+            "split",
+            "enum",
+            allowed=RUN_SPLITS,
+            doc="calibration / holdout / excluded (from the hours validation).",
+        ),
         Column("split_reason", "str", doc="Why this row is in its split."),
         Column("source", "str"),
         Column("accessed", "date"),
@@ -193,7 +339,9 @@ ARTICLE_CLAIMS = Table(
         Column("claimed_value", "str", doc="The figure as the article states it."),
         Column("checked_value", "str", doc="The sourced or computed figure."),
         Column("verdict", "enum", allowed=VERDICTS),
-        Column("explanation", "str", doc="The arithmetic or the source comparison behind the verdict."),
+        Column(
+            "explanation", "str", doc="The arithmetic or the source comparison behind the verdict."
+        ),
         *_provenance(),
     ),
 )

@@ -21,7 +21,9 @@ def _parser() -> argparse.ArgumentParser:
     report.add_parser(sub)
     validate.add_parser(sub)
     bench.add_parser(sub)
-    a = sub.add_parser("app", help="serve the Voila app on http://127.0.0.1:8866 (PORT=8870 for another port)")
+    a = sub.add_parser(
+        "app", help="serve the Voila app on http://127.0.0.1:8866 (PORT=8870 for another port)"
+    )
     a.set_defaults(run=_app)
     return p
 

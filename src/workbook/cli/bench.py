@@ -22,10 +22,17 @@ from ..decide import monte_carlo, tornado
 
 def configs(n: int = 10_000) -> pd.DataFrame:
     acc = load_catalog().accelerators()["accelerator_id"].tolist()
-    grid = itertools.product(acc, [1, 8, 16, 64, 128, 512, 1024, 4096, 16384], [7e9, 13e9, 34e9, 70e9, 180e9, 405e9],
-                             ["bf16", "fp8"], [2048, 4096, 8192])
-    rows = [dict(accelerator=a, n_gpus=g, n_params=p, n_tokens=20 * p, precision=pr, seq_len=s)
-            for a, g, p, pr, s in itertools.islice(itertools.cycle(grid), n)]
+    grid = itertools.product(
+        acc,
+        [1, 8, 16, 64, 128, 512, 1024, 4096, 16384],
+        [7e9, 13e9, 34e9, 70e9, 180e9, 405e9],
+        ["bf16", "fp8"],
+        [2048, 4096, 8192],
+    )
+    rows = [
+        dict(accelerator=a, n_gpus=g, n_params=p, n_tokens=20 * p, precision=pr, seq_len=s)
+        for a, g, p, pr, s in itertools.islice(itertools.cycle(grid), n)
+    ]
     return pd.DataFrame(rows)
 
 
@@ -40,7 +47,9 @@ def best_of(fn, k: int = 5) -> float:
 
 def add_parser(sub):
     """Add the ``bench`` command to the ``python -m workbook`` sub-parsers."""
-    b = sub.add_parser("bench", help="speed benchmarks (name: value lines)", description=__doc__.splitlines()[0])
+    b = sub.add_parser(
+        "bench", help="speed benchmarks (name: value lines)", description=__doc__.splitlines()[0]
+    )
     b.set_defaults(run=run)
     return b
 
@@ -67,4 +76,3 @@ def run(_args=None) -> int:
     print(f"recommend_s: {rec_s:.3f}")
     print(f"sensitivity_mc_s: {sens:.3f}")
     return 0
-

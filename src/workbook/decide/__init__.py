@@ -1,6 +1,14 @@
 """The decision: a scenario, its options, their evaluation, the sensitivity of the pick, the reasons."""
 
-from .evaluate import best_index, breakeven_for, evaluate, evaluate_arrays, option_row
+from .evaluate import (
+    best_index,
+    breakeven_for,
+    cost_per_year_curve,
+    evaluate,
+    evaluate_arrays,
+    option_position,
+    option_row,
+)
 from .options import Option, gpu_counts, site_defaults, sweep
 from .presets import ARTICLE_ADVICE, ARTICLE_OPTION, article_comparison, presets
 from .recommend import Recommendation, recommend
@@ -15,8 +23,29 @@ from .scenario import (
 from .sensitivity import monte_carlo, tornado
 
 __all__ = [
-    "ACQUISITIONS", "ARTICLE_ADVICE", "ARTICLE_OPTION", "OBJECTIVES", "TIME_FACTOR_RANGE", "WORKLOADS",
-    "Option", "Recommendation", "Scenario", "ScenarioError", "article_comparison", "best_index",
-    "breakeven_for", "evaluate", "evaluate_arrays", "gpu_counts", "monte_carlo", "option_row", "presets",
-    "recommend", "site_defaults", "sweep", "tornado",
+    "ACQUISITIONS",
+    "ARTICLE_ADVICE",
+    "ARTICLE_OPTION",
+    "OBJECTIVES",
+    "TIME_FACTOR_RANGE",
+    "WORKLOADS",
+    "Option",
+    "Recommendation",
+    "Scenario",
+    "ScenarioError",
+    "article_comparison",
+    "best_index",
+    "breakeven_for",
+    "cost_per_year_curve",
+    "evaluate",
+    "option_position",
+    "evaluate_arrays",
+    "gpu_counts",
+    "monte_carlo",
+    "option_row",
+    "presets",
+    "recommend",
+    "site_defaults",
+    "sweep",
+    "tornado",
 ]

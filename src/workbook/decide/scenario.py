@@ -20,8 +20,12 @@ OBJECTIVES = ("cheapest-within-deadline", "fastest-within-budget")
 
 #: Workload -> training method of the estimation engine.
 WORKLOAD_METHOD = {
-    "pretrain": "full", "continued-pretrain": "full", "full-finetune": "full",
-    "lora": "lora", "qlora": "qlora", "inference-heavy": "full",
+    "pretrain": "full",
+    "continued-pretrain": "full",
+    "full-finetune": "full",
+    "lora": "lora",
+    "qlora": "qlora",
+    "inference-heavy": "full",
 }
 
 
@@ -46,33 +50,90 @@ class Scenario(BaseModel):
     name: str = Field("custom", description="A label for reports.")
     workload: Literal[WORKLOADS] = Field("pretrain", description="What kind of training.")
     n_params: float = Field(..., gt=0, le=1e14, description="Model parameters [count].")
-    n_active_params: Optional[float] = Field(None, gt=0, le=1e14, description="MoE active parameters per token [count].")
-    n_tokens: Optional[float] = Field(None, gt=0, le=1e15, description="Training tokens per run; default: Chinchilla 20 x params for (continued) pretraining.")
+    n_active_params: Optional[float] = Field(
+        None, gt=0, le=1e14, description="MoE active parameters per token [count]."
+    )
+    n_tokens: Optional[float] = Field(
+        None,
+        gt=0,
+        le=1e15,
+        description="Training tokens per run; default: Chinchilla 20 x params for (continued) pretraining.",
+    )
     seq_len: int = Field(4096, ge=128, le=1_048_576, description="Sequence length [tokens].")
     precision: Literal["bf16", "fp8"] = Field("bf16", description="Training precision.")
-    deadline_days: float = Field(..., gt=0, le=3650, description="Time from decision to finished run, lead time included [days].")
-    budget_usd: float = Field(..., ge=0, le=1e11, description="Money for the first year: purchase + running costs, or rent for the year's runs [USD].")
+    deadline_days: float = Field(
+        ...,
+        gt=0,
+        le=3650,
+        description="Time from decision to finished run, lead time included [days].",
+    )
+    budget_usd: float = Field(
+        ...,
+        ge=0,
+        le=1e11,
+        description="Money for the first year: purchase + running costs, or rent for the year's runs [USD].",
+    )
     runs_per_year: float = Field(1.0, gt=0, le=365, description="Runs of this size per year.")
-    site_power_kw: float = Field(..., gt=0, le=1e7, description="Facility power available for the cluster, cooling included [kW].")
-    rack_limit_kw: Optional[float] = Field(None, gt=0, le=1000, description="Power one rack can carry [kW]; default by cooling (data/facility.csv).")
+    site_power_kw: float = Field(
+        ...,
+        gt=0,
+        le=1e7,
+        description="Facility power available for the cluster, cooling included [kW].",
+    )
+    rack_limit_kw: Optional[float] = Field(
+        None,
+        gt=0,
+        le=1000,
+        description="Power one rack can carry [kW]; default by cooling (data/facility.csv).",
+    )
     cooling: Literal["air", "liquid"] = Field("air", description="How the racks are cooled.")
-    allow_liquid_retrofit: bool = Field(False, description="Buying may add liquid cooling (cost from data/facility.csv).")
-    electricity_usd_per_kwh: Optional[float] = Field(None, ge=0, le=5, description="Electricity price [USD/kWh]; default data/facility.csv.")
-    pue: Optional[float] = Field(None, ge=1.0, le=3.0, description="Power usage effectiveness; default by cooling.")
+    allow_liquid_retrofit: bool = Field(
+        False, description="Buying may add liquid cooling (cost from data/facility.csv)."
+    )
+    electricity_usd_per_kwh: Optional[float] = Field(
+        None, ge=0, le=5, description="Electricity price [USD/kWh]; default data/facility.csv."
+    )
+    pue: Optional[float] = Field(
+        None, ge=1.0, le=3.0, description="Power usage effectiveness; default by cooling."
+    )
     team_size: int = Field(5, ge=1, le=100_000, description="People on the ML team.")
-    platform_engineers: int = Field(0, ge=0, le=100_000, description="Engineers who can run clusters (drivers, fabric, schedulers).")
-    rocm_experience: bool = Field(False, description="The team has shipped training on ROCm before.")
-    time_factor: float = Field(1.0, ge=TIME_FACTOR_RANGE[0], le=TIME_FACTOR_RANGE[1], description=(
-        "Plan for runs taking this many times the engine's predicted time [x]; 1 = as predicted. Set it from "
-        "a pilot run of your own stack (its measured step time / the engine's), or to the slow end of the "
-        "published runs (python -m workbook validate: range_high). It scales every option's days and GPU-hours "
-        "(so rent and energy) and divides its MFU; the engine's step-time breakdown stays as predicted."))
-    lead_time_tolerance_weeks: Optional[float] = Field(None, ge=0, le=520, description="Longest acceptable wait for hardware [weeks]; default: only the deadline limits it.")
+    platform_engineers: int = Field(
+        0,
+        ge=0,
+        le=100_000,
+        description="Engineers who can run clusters (drivers, fabric, schedulers).",
+    )
+    rocm_experience: bool = Field(
+        False, description="The team has shipped training on ROCm before."
+    )
+    time_factor: float = Field(
+        1.0,
+        ge=TIME_FACTOR_RANGE[0],
+        le=TIME_FACTOR_RANGE[1],
+        description=(
+            "Plan for runs taking this many times the engine's predicted time [x]; 1 = as predicted. Set it from "
+            "a pilot run of your own stack (its measured step time / the engine's), or to the slow end of the "
+            "published runs (python -m workbook validate: range_high). It scales every option's days and GPU-hours "
+            "(so rent and energy) and divides its MFU; the engine's step-time breakdown stays as predicted."
+        ),
+    )
+    lead_time_tolerance_weeks: Optional[float] = Field(
+        None,
+        ge=0,
+        le=520,
+        description="Longest acceptable wait for hardware [weeks]; default: only the deadline limits it.",
+    )
     used_hardware_allowed: bool = Field(True, description="Second-hand GPUs may be bought.")
-    acquisition_modes: list[Literal[ACQUISITIONS]] = Field(list(ACQUISITIONS), min_length=1, description="Which ways to get GPUs are allowed.")
+    acquisition_modes: list[Literal[ACQUISITIONS]] = Field(
+        list(ACQUISITIONS), min_length=1, description="Which ways to get GPUs are allowed."
+    )
     objective: Literal[OBJECTIVES] = Field("cheapest-within-deadline")
-    accelerators: Optional[list[str]] = Field(None, description="Restrict the sweep to these accelerator ids.")
-    fabric: Optional[str] = Field(None, description="Scale-out network id (data/fabrics.csv); default InfiniBand NDR.")
+    accelerators: Optional[list[str]] = Field(
+        None, description="Restrict the sweep to these accelerator ids."
+    )
+    fabric: Optional[str] = Field(
+        None, description="Scale-out network id (data/fabrics.csv); default InfiniBand NDR."
+    )
     max_gpus: int = Field(16384, ge=1, le=16384, description="Largest cluster to consider [GPUs].")
 
     def __init__(self, **data):
@@ -91,9 +152,13 @@ class Scenario(BaseModel):
     @model_validator(mode="after")
     def _consistent(self):
         if self.n_active_params is not None and self.n_active_params > self.n_params:
-            raise ValueError(f"n_active_params={self.n_active_params:g} exceeds n_params={self.n_params:g}; allowed: n_active_params <= n_params")
+            raise ValueError(
+                f"n_active_params={self.n_active_params:g} exceeds n_params={self.n_params:g}; allowed: n_active_params <= n_params"
+            )
         if self.n_tokens is None and self.workload not in ("pretrain", "continued-pretrain"):
-            raise ValueError(f"n_tokens is required for workload={self.workload!r} (the Chinchilla default applies to pretraining only)")
+            raise ValueError(
+                f"n_tokens is required for workload={self.workload!r} (the Chinchilla default applies to pretraining only)"
+            )
         return self
 
     # --- derived ----------------------------------------------------------------------------
@@ -157,7 +222,9 @@ class Scenario(BaseModel):
 
     def save(self, path: str | Path) -> None:
         p = Path(path)
-        p.write_text(self.to_json() if p.suffix.lower() == ".json" else self.to_yaml(), encoding="utf-8")
+        p.write_text(
+            self.to_json() if p.suffix.lower() == ".json" else self.to_yaml(), encoding="utf-8"
+        )
 
 
 def _scenario_error(e: ValidationError, fields: dict) -> ScenarioError:
@@ -174,7 +241,7 @@ def _scenario_error(e: ValidationError, fields: dict) -> ScenarioError:
         elif err.get("type") == "literal_error":
             msg = "is not allowed; " + msg.replace("Input should be", "allowed:")
         elif msg.startswith("Value error, "):
-            msg = msg[len("Value error, "):]
+            msg = msg[len("Value error, ") :]
             if not loc:
                 errors.append(("<scenario>", None, msg))
                 continue

@@ -33,8 +33,17 @@ class ClaimCheck:
     realistic_mfu: float
 
 
-def check_claim(n_params, n_tokens, accelerator: str, n_gpus, days, *, catalog: Catalog | None = None,
-                seq_len: int = 4096, attention: str = "none") -> ClaimCheck:
+def check_claim(
+    n_params,
+    n_tokens,
+    accelerator: str,
+    n_gpus,
+    days,
+    *,
+    catalog: Catalog | None = None,
+    seq_len: int = 4096,
+    attention: str = "none",
+) -> ClaimCheck:
     """Check "a model of ``n_params`` on ``n_tokens`` takes ``days`` on ``n_gpus`` x ``accelerator``".
 
     ``attention="none"`` uses 6 N D, the most favourable count for the claim (any attention FLOPs
@@ -50,26 +59,44 @@ def check_claim(n_params, n_tokens, accelerator: str, n_gpus, days, *, catalog: 
     available = n_gpus * seconds * peak_bf16
     mfu = flops / available
     fp8 = spec["tflops_dense_fp8"]
-    mfu_fp8 = flops / (n_gpus * seconds * float(fp8) * 1e12) if fp8 == fp8 and fp8 is not None else None
+    mfu_fp8 = (
+        flops / (n_gpus * seconds * float(fp8) * 1e12) if fp8 == fp8 and fp8 is not None else None
+    )
     best = min(x for x in (mfu, mfu_fp8) if x is not None)
-    real = estimate_training(n_params, n_tokens, accelerator, int(n_gpus), seq_len=seq_len, catalog=cat)
+    real = estimate_training(
+        n_params, n_tokens, accelerator, int(n_gpus), seq_len=seq_len, catalog=cat
+    )
     if best > 1.0:
         verdict = "physically-impossible"
-        reason = (f"{flops:.2e} FLOP in {days:g} days on {n_gpus} x {accelerator} needs {mfu:.1f}x the dense BF16 peak "
-                  f"({peak_bf16 / 1e12:,.0f} TFLOP/s per GPU)" + (f" and {mfu_fp8:.1f}x the FP8 peak" if mfu_fp8 else "")
-                  + "; no precision of this hardware can do it")
+        reason = (
+            f"{flops:.2e} FLOP in {days:g} days on {n_gpus} x {accelerator} needs {mfu:.1f}x the dense BF16 peak "
+            f"({peak_bf16 / 1e12:,.0f} TFLOP/s per GPU)"
+            + (f" and {mfu_fp8:.1f}x the FP8 peak" if mfu_fp8 else "")
+            + "; no precision of this hardware can do it"
+        )
     elif mfu > PLAUSIBLE_MFU_BF16:
         verdict = "implausible"
-        reason = (f"needs {mfu:.0%} of the dense BF16 peak; the best published large runs reach about 40-55% "
-                  f"(FP8 could make it {mfu_fp8:.0%} of the FP8 peak)" if mfu_fp8 else
-                  f"needs {mfu:.0%} of the dense BF16 peak; the best published large runs reach about 40-55%")
+        reason = (
+            f"needs {mfu:.0%} of the dense BF16 peak; the best published large runs reach about 40-55% "
+            f"(FP8 could make it {mfu_fp8:.0%} of the FP8 peak)"
+            if mfu_fp8
+            else f"needs {mfu:.0%} of the dense BF16 peak; the best published large runs reach about 40-55%"
+        )
     else:
         verdict = "plausible"
         reason = f"needs {mfu:.0%} of the dense BF16 peak, within what published runs reach"
-    reason += (f". The estimate for this run: {real.wall_days:,.0f} days, {real.gpu_hours:,.0f} GPU-hours "
-               f"at {real.mfu:.0%} MFU")
+    reason += (
+        f". The estimate for this run: {real.wall_days:,.0f} days, {real.gpu_hours:,.0f} GPU-hours "
+        f"at {real.mfu:.0%} MFU"
+    )
     return ClaimCheck(
-        implied_mfu=mfu, implied_mfu_fp8=mfu_fp8, verdict=verdict, reason=reason, flops_required=flops,
-        flops_available_at_peak=available, realistic_days=real.wall_days, realistic_gpu_hours=real.gpu_hours,
+        implied_mfu=mfu,
+        implied_mfu_fp8=mfu_fp8,
+        verdict=verdict,
+        reason=reason,
+        flops_required=flops,
+        flops_available_at_peak=available,
+        realistic_days=real.wall_days,
+        realistic_gpu_hours=real.gpu_hours,
         realistic_mfu=real.mfu,
     )

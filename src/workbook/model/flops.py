@@ -71,11 +71,24 @@ def attention_flops_per_token(n_layers, d_model, seq_len, attention: str = "caus
     """
     check_choice("attention", attention, ATTENTION_CONVENTIONS)
     check_number("seq_len", seq_len, positive=True)
-    return ATTENTION_CONVENTIONS[attention] * np.asarray(n_layers, float) * np.asarray(seq_len, float) * np.asarray(d_model, float)
+    return (
+        ATTENTION_CONVENTIONS[attention]
+        * np.asarray(n_layers, float)
+        * np.asarray(seq_len, float)
+        * np.asarray(d_model, float)
+    )
 
 
-def flops_per_token(n_params, *, n_active_params=None, seq_len=4096, n_layers=None, d_model=None,
-                    attention: str = "causal", method: str = "full"):
+def flops_per_token(
+    n_params,
+    *,
+    n_active_params=None,
+    seq_len=4096,
+    n_layers=None,
+    d_model=None,
+    attention: str = "causal",
+    method: str = "full",
+):
     """Training FLOPs per token: ``k N_active + attention term`` (k = 6 full, 4 LoRA/QLoRA).
 
     Parameters
@@ -98,12 +111,24 @@ def flops_per_token(n_params, *, n_active_params=None, seq_len=4096, n_layers=No
     """
     check_choice("method", method, METHOD_FLOPS_PER_PARAM)
     n_params = check_number("n_params", n_params, positive=True)
-    active = n_params if n_active_params is None else check_number("n_active_params", n_active_params, positive=True)
+    active = (
+        n_params
+        if n_active_params is None
+        else check_number("n_active_params", n_active_params, positive=True)
+    )
     if np.any(np.asarray(active) > np.asarray(n_params) * (1 + 1e-9)):
-        raise ValueError(f"n_active_params={n_active_params!r} exceeds n_params={n_params!r}; allowed: 0 < n_active_params <= n_params")
+        raise ValueError(
+            f"n_active_params={n_active_params!r} exceeds n_params={n_params!r}; allowed: 0 < n_active_params <= n_params"
+        )
     L, d = _shape(active, n_layers, d_model)
-    per_param = np.vectorize(METHOD_FLOPS_PER_PARAM.__getitem__, otypes=[float])(method) if not isinstance(method, str) else METHOD_FLOPS_PER_PARAM[method]
-    return per_param * np.asarray(active, float) + attention_flops_per_token(L, d, seq_len, attention)
+    per_param = (
+        np.vectorize(METHOD_FLOPS_PER_PARAM.__getitem__, otypes=[float])(method)
+        if not isinstance(method, str)
+        else METHOD_FLOPS_PER_PARAM[method]
+    )
+    return per_param * np.asarray(active, float) + attention_flops_per_token(
+        L, d, seq_len, attention
+    )
 
 
 def training_flops(n_params, n_tokens, **kwargs):
@@ -122,6 +147,14 @@ def chinchilla_tokens(n_params):
 
 def _shape(n_params, n_layers, d_model):
     L_derived, d_derived = model_shape(n_params)
-    L = L_derived if n_layers is None else np.asarray(check_number("n_layers", n_layers, positive=True), float)
-    d = d_derived if d_model is None else np.asarray(check_number("d_model", d_model, positive=True), float)
+    L = (
+        L_derived
+        if n_layers is None
+        else np.asarray(check_number("n_layers", n_layers, positive=True), float)
+    )
+    d = (
+        d_derived
+        if d_model is None
+        else np.asarray(check_number("d_model", d_model, positive=True), float)
+    )
     return L, d

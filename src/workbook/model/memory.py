@@ -42,7 +42,9 @@ def model_state_bytes_per_param(optimizer: str = "adam-mixed") -> float:
     return float(sum(STATE_BYTES[optimizer].values()))
 
 
-def model_state_memory_gb(n_params, *, zero_stage=0, dp=1, tp=1, pp=1, optimizer: str = "adam-mixed"):
+def model_state_memory_gb(
+    n_params, *, zero_stage=0, dp=1, tp=1, pp=1, optimizer: str = "adam-mixed"
+):
     """Weights, gradients and optimizer states per GPU [GB] under ZeRO / FSDP sharding.
 
     Tensor (``tp``) and pipeline (``pp``) parallelism split every term; ZeRO-1 also splits the
@@ -54,9 +56,13 @@ def model_state_memory_gb(n_params, *, zero_stage=0, dp=1, tp=1, pp=1, optimizer
     """
     check_choice("optimizer", optimizer, STATE_BYTES)
     n = np.asarray(check_number("n_params", n_params, positive=True), float)
-    z = np.asarray(check_number("zero_stage", zero_stage, minimum=0, maximum=3, integer=True), float)
+    z = np.asarray(
+        check_number("zero_stage", zero_stage, minimum=0, maximum=3, integer=True), float
+    )
     dp = np.asarray(check_number("dp", dp, minimum=1), float)
-    mp = np.asarray(check_number("tp", tp, minimum=1), float) * np.asarray(check_number("pp", pp, minimum=1), float)
+    mp = np.asarray(check_number("tp", tp, minimum=1), float) * np.asarray(
+        check_number("pp", pp, minimum=1), float
+    )
     b = STATE_BYTES[optimizer]
     per_gpu = (
         b["weights"] / np.where(z >= 3, dp, 1.0)
@@ -66,8 +72,18 @@ def model_state_memory_gb(n_params, *, zero_stage=0, dp=1, tp=1, pp=1, optimizer
     return n * per_gpu / mp / GB
 
 
-def activation_memory_gb(seq_len, micro_batch, d_model, n_layers, n_heads=None, *, tp=1,
-                         sequence_parallel=True, recompute: str = "selective", bytes_per_value: float = 2.0):
+def activation_memory_gb(
+    seq_len,
+    micro_batch,
+    d_model,
+    n_layers,
+    n_heads=None,
+    *,
+    tp=1,
+    sequence_parallel=True,
+    recompute: str = "selective",
+    bytes_per_value: float = 2.0,
+):
     """Activation memory per GPU [GB] of a transformer for one micro-batch in flight per layer.
 
     Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer Models"
@@ -90,7 +106,11 @@ def activation_memory_gb(seq_len, micro_batch, d_model, n_layers, n_heads=None, 
     h = np.asarray(check_number("d_model", d_model, positive=True), float)
     L = np.asarray(check_number("n_layers", n_layers, positive=True), float)
     t = np.asarray(check_number("tp", tp, minimum=1), float)
-    a = h / 128.0 if n_heads is None else np.asarray(check_number("n_heads", n_heads, positive=True), float)
+    a = (
+        h / 128.0
+        if n_heads is None
+        else np.asarray(check_number("n_heads", n_heads, positive=True), float)
+    )
     sp = bool(sequence_parallel)
     if recompute == "full":
         per_layer = 2.0 * s * b * h / (t if sp else 1.0)
@@ -102,7 +122,9 @@ def activation_memory_gb(seq_len, micro_batch, d_model, n_layers, n_heads=None, 
     return per_layer * L * (bytes_per_value / 2.0) / GB
 
 
-def adapter_state_memory_gb(n_params, *, method: str = "lora", trainable_fraction: float = 0.005, shard=1):
+def adapter_state_memory_gb(
+    n_params, *, method: str = "lora", trainable_fraction: float = 0.005, shard=1
+):
     """Frozen base weights + trainable adapter states per GPU [GB] for LoRA / QLoRA.
 
     Base: 2 bytes/param (LoRA, bf16) or 0.516 (QLoRA NF4 + double quantization). The adapters

@@ -17,11 +17,22 @@ def node_power_kw(gpus_per_node, tdp_w, host_overhead_kw):
     check_number("gpus_per_node", gpus_per_node, positive=True)
     check_number("tdp_w", tdp_w, positive=True)
     check_number("host_overhead_kw", host_overhead_kw, minimum=0)
-    return np.asarray(gpus_per_node, float) * np.asarray(tdp_w, float) / 1000.0 + np.asarray(host_overhead_kw, float)
+    return np.asarray(gpus_per_node, float) * np.asarray(tdp_w, float) / 1000.0 + np.asarray(
+        host_overhead_kw, float
+    )
 
 
-def cluster_power(n_gpus, *, gpus_per_node, tdp_w, host_overhead_kw, rack_limit_kw, nodes_per_rack_max,
-                  pue, scale_up_domain_gpus=None):
+def cluster_power(
+    n_gpus,
+    *,
+    gpus_per_node,
+    tdp_w,
+    host_overhead_kw,
+    rack_limit_kw,
+    nodes_per_rack_max,
+    pue,
+    scale_up_domain_gpus=None,
+):
     """Nodes, IT kW, racks and facility kW of a cluster (dict of arrays).
 
     Parameters
@@ -62,7 +73,12 @@ def cluster_power(n_gpus, *, gpus_per_node, tdp_w, host_overhead_kw, rack_limit_
     racks = np.ceil(nodes / per_rack)
     rack_kw = np.minimum(nodes, per_rack) * node_kw
     return {
-        "nodes": nodes, "node_kw": node_kw, "it_kw": it_kw, "racks": racks, "rack_kw": rack_kw,
+        "nodes": nodes,
+        "node_kw": node_kw,
+        "it_kw": it_kw,
+        "racks": racks,
+        "rack_kw": rack_kw,
         "facility_kw": it_kw * np.asarray(check_number("pue", pue, minimum=1.0), float),
-        "block_kw": block_kw, "block_exceeds_rack": exceeds,
+        "block_kw": block_kw,
+        "block_exceeds_rack": exceeds,
     }

@@ -49,9 +49,19 @@ class InferenceEstimate:
     price_basis: str
 
 
-def inference_frame(n_params, accelerators=None, *, n_active_params=None, precision="bf16", context_tokens=4096,
-                    max_batch=256, prompt_share=0.5, price_basis="rent-on-demand", catalog: Catalog | None = None,
-                    assumptions=None) -> pd.DataFrame:
+def inference_frame(
+    n_params,
+    accelerators=None,
+    *,
+    n_active_params=None,
+    precision="bf16",
+    context_tokens=4096,
+    max_batch=256,
+    prompt_share=0.5,
+    price_basis="rent-on-demand",
+    catalog: Catalog | None = None,
+    assumptions=None,
+) -> pd.DataFrame:
     """Serving estimate for a model on each accelerator (one row per accelerator).
 
     Parameters
@@ -76,16 +86,23 @@ def inference_frame(n_params, accelerators=None, *, n_active_params=None, precis
     cat = catalog or load_catalog()
     a = assumption_values(cat, assumptions)
     check_number("n_params", n_params, positive=True)
-    active = float(n_params) if n_active_params is None else float(check_number("n_active_params", n_active_params,
-                                                                                 positive=True))
+    active = (
+        float(n_params)
+        if n_active_params is None
+        else float(check_number("n_active_params", n_active_params, positive=True))
+    )
     if active > float(n_params) * (1 + 1e-9):
-        raise ValueError(f"n_active_params={n_active_params!r} exceeds n_params={n_params!r}; allowed: "
-                         "0 < n_active_params <= n_params")
+        raise ValueError(
+            f"n_active_params={n_active_params!r} exceeds n_params={n_params!r}; allowed: "
+            "0 < n_active_params <= n_params"
+        )
     check_choice("precision", precision, WEIGHT_BYTES)
     check_number("context_tokens", context_tokens, positive=True, integer=True)
     check_number("max_batch", max_batch, positive=True, integer=True)
     check_number("prompt_share", prompt_share, minimum=0, maximum=0.99)
-    check_choice("price_basis", price_basis, ("rent-on-demand", "rent-spot", "rent-reserved-1y", "owned"))
+    check_choice(
+        "price_basis", price_basis, ("rent-on-demand", "rent-spot", "rent-reserved-1y", "owned")
+    )
     accs = cat.tables["accelerators"].set_index("accelerator_id")
     ids = list(accs.index) if accelerators is None else list(accelerators)
     for i in ids:
@@ -104,19 +121,32 @@ def inference_frame(n_params, accelerators=None, *, n_active_params=None, precis
     bw = spec["memory_bw_tbps"].to_numpy(float) * 1e12 * a["inference_bw_efficiency"]
     rate = peak * 1e12 * a["inference_compute_efficiency"]
     weights_read = W * (1.0 - (1.0 - active / float(n_params)) ** batch)
-    step = np.maximum((weights_read + batch * kv_per_seq) / (g * bw), 2.0 * active * batch / (g * rate))
+    step = np.maximum(
+        (weights_read + batch * kv_per_seq) / (g * bw), 2.0 * active * batch / (g * rate)
+    )
     decode = batch / step / g
     prefill = rate / (2.0 * active)
     blended = 1.0 / (prompt_share / prefill + (1.0 - prompt_share) / decode)
     price = _price_per_gpu_hour(cat, a, ids, price_basis)
     usd_per_m = price / (blended * 3600.0) * 1e6
-    return pd.DataFrame({
-        "accelerator": ids, "gpus_per_replica": g.astype(int), "batch": batch.astype(int),
-        "weights_read_gb_per_step": weights_read / 1e9,
-        "decode_tokens_per_s_per_gpu": decode, "prefill_tokens_per_s_per_gpu": prefill,
-        "blended_tokens_per_s_per_gpu": blended, "price_usd_per_gpu_hour": price,
-        "usd_per_million_tokens": usd_per_m, "price_basis": price_basis,
-    }).sort_values("usd_per_million_tokens", na_position="last").reset_index(drop=True)
+    return (
+        pd.DataFrame(
+            {
+                "accelerator": ids,
+                "gpus_per_replica": g.astype(int),
+                "batch": batch.astype(int),
+                "weights_read_gb_per_step": weights_read / 1e9,
+                "decode_tokens_per_s_per_gpu": decode,
+                "prefill_tokens_per_s_per_gpu": prefill,
+                "blended_tokens_per_s_per_gpu": blended,
+                "price_usd_per_gpu_hour": price,
+                "usd_per_million_tokens": usd_per_m,
+                "price_basis": price_basis,
+            }
+        )
+        .sort_values("usd_per_million_tokens", na_position="last")
+        .reset_index(drop=True)
+    )
 
 
 def _price_per_gpu_hour(cat: Catalog, a: dict, ids, basis: str) -> np.ndarray:

@@ -33,8 +33,22 @@ TP_CHOICES = (1, 2, 4, 8, 16)
 PP_CHOICES = (1, 2, 4, 8, 16, 32, 64)
 
 
-def candidate_layouts(*, n_gpus, n_params, n_layers, d_model, seq_len, global_batch_tokens, memory_gb,
-                      domain, tp_max, method_code, optimizer_bytes, usable_fraction, lora_fraction):
+def candidate_layouts(
+    *,
+    n_gpus,
+    n_params,
+    n_layers,
+    d_model,
+    seq_len,
+    global_batch_tokens,
+    memory_gb,
+    domain,
+    tp_max,
+    method_code,
+    optimizer_bytes,
+    usable_fraction,
+    lora_fraction,
+):
     """Yield every (tensor, pipeline, data)-parallel layout worth trying, as dicts of arrays.
 
     For each tensor-parallel degree ``t`` (inside the scale-up domain, at most ``tp_max``) and
@@ -47,13 +61,20 @@ def candidate_layouts(*, n_gpus, n_params, n_layers, d_model, seq_len, global_ba
     usable = memory_gb * usable_fraction
     tp_cap = np.maximum(1.0, np.minimum(tp_max, np.where(domain > 1, domain, 1.0)))
     full = method_code == 0
-    base_bytes = np.select([method_code == 1, method_code == 2],
-                           [FROZEN_BASE_BYTES["lora"], FROZEN_BASE_BYTES["qlora"]], 0.0)
+    base_bytes = np.select(
+        [method_code == 1, method_code == 2],
+        [FROZEN_BASE_BYTES["lora"], FROZEN_BASE_BYTES["qlora"]],
+        0.0,
+    )
     seqs = np.maximum(1.0, np.floor(global_batch_tokens / seq_len))
-    act_sel = {t: activation_memory_gb(seq_len, 1.0, d_model, n_layers, tp=float(t), recompute="selective")
-               for t in TP_CHOICES}
-    act_full = {t: activation_memory_gb(seq_len, 1.0, d_model, n_layers, tp=float(t), recompute="full")
-                for t in TP_CHOICES}
+    act_sel = {
+        t: activation_memory_gb(seq_len, 1.0, d_model, n_layers, tp=float(t), recompute="selective")
+        for t in TP_CHOICES
+    }
+    act_full = {
+        t: activation_memory_gb(seq_len, 1.0, d_model, n_layers, tp=float(t), recompute="full")
+        for t in TP_CHOICES
+    }
     for t in TP_CHOICES:
         for p in PP_CHOICES:
             mp = float(t * p)
@@ -65,14 +86,30 @@ def candidate_layouts(*, n_gpus, n_params, n_layers, d_model, seq_len, global_ba
             z3 = n_params * optimizer_bytes / n_used / GB
             adapter = n_params * (base_bytes / n_used + lora_fraction * 16.0) / GB
             zero_stage = np.where(dp <= 1, 0.0, np.where(z1 + act_sel[t] <= usable, 1.0, 3.0))
-            states = np.where(full, np.where(zero_stage == 3, z3, np.where(zero_stage == 1, z1, n_params * optimizer_bytes / mp / GB)), adapter)
+            states = np.where(
+                full,
+                np.where(
+                    zero_stage == 3,
+                    z3,
+                    np.where(zero_stage == 1, z1, n_params * optimizer_bytes / mp / GB),
+                ),
+                adapter,
+            )
             recompute = np.where(states + act_sel[t] <= usable, 0.0, 1.0)
             act = np.where(recompute == 1, act_full[t], act_sel[t])
             mem = states + act
             yield {
-                "tp": np.full(n.shape, float(t)), "pp": np.full(n.shape, float(p)), "dp": dp, "n_used": n_used,
-                "zero_stage": zero_stage, "recompute": recompute, "state_gb": states, "activation_gb": act,
-                "memory_per_gpu_gb": mem, "fits_in_memory": valid & (mem <= usable), "valid": valid,
+                "tp": np.full(n.shape, float(t)),
+                "pp": np.full(n.shape, float(p)),
+                "dp": dp,
+                "n_used": n_used,
+                "zero_stage": zero_stage,
+                "recompute": recompute,
+                "state_gb": states,
+                "activation_gb": act,
+                "memory_per_gpu_gb": mem,
+                "fits_in_memory": valid & (mem <= usable),
+                "valid": valid,
                 "micro_batches": np.maximum(1.0, seqs / dp),
             }
 
@@ -96,10 +133,35 @@ def pick_layout(layouts_and_steps):
     return best_layout, best_step
 
 
-def step_time(*, flops_per_token, global_batch_tokens, layout, n_layers, d_model, n_params,
-              peak_tflops, precision_ratio, gemm_eff, mem_bw_tbps, bw_eff, k_bw, su_bw_gbps, su_eff,
-              domain, gpus_per_node, pcie_bw_gbps, fabric_bw_gbps_per_gpu, fabric_eff, dp_overlap,
-              tp_overlap, recompute_overhead, full_method, grad_bytes, derate, virtual_stages=1.0):
+def step_time(
+    *,
+    flops_per_token,
+    global_batch_tokens,
+    layout,
+    n_layers,
+    d_model,
+    n_params,
+    peak_tflops,
+    precision_ratio,
+    gemm_eff,
+    mem_bw_tbps,
+    bw_eff,
+    k_bw,
+    su_bw_gbps,
+    su_eff,
+    domain,
+    gpus_per_node,
+    pcie_bw_gbps,
+    fabric_bw_gbps_per_gpu,
+    fabric_eff,
+    dp_overlap,
+    tp_overlap,
+    recompute_overhead,
+    full_method,
+    grad_bytes,
+    derate,
+    virtual_stages=1.0,
+):
     """Seconds per optimizer step and its components (dict of arrays)."""
     n_used, t, p, dp = layout["n_used"], layout["tp"], layout["pp"], layout["dp"]
     G = global_batch_tokens
@@ -111,7 +173,9 @@ def step_time(*, flops_per_token, global_batch_tokens, layout, n_layers, d_model
 
     # Local links: NVLink / Infinity Fabric inside the scale-up domain, else PCIe inside the node.
     has_su = (domain > 1) & np.isfinite(su_bw_gbps)
-    local_bw = np.where(has_su, np.nan_to_num(su_bw_gbps) / 2.0 * su_eff, pcie_bw_gbps * su_eff) * 1e9
+    local_bw = (
+        np.where(has_su, np.nan_to_num(su_bw_gbps) / 2.0 * su_eff, pcie_bw_gbps * su_eff) * 1e9
+    )
     local_group = np.where(has_su, domain, gpus_per_node)
 
     # Data-parallel gradient reduction, hierarchical: reduce-scatter inside the local group,
@@ -129,15 +193,23 @@ def step_time(*, flops_per_token, global_batch_tokens, layout, n_layers, d_model
 
     # Tensor parallel: per token per layer 4 all-reduces of 2h bytes (ring: 2(t-1)/t x size).
     tp_link = np.where(t <= local_group, local_bw, fabric_bw)
-    tp_comm = np.where(t > 1, (G / dp) * (n_layers / p) * 16.0 * d_model * (t - 1) / t / tp_link, 0.0)
+    tp_comm = np.where(
+        t > 1, (G / dp) * (n_layers / p) * 16.0 * d_model * (t - 1) / t / tp_link, 0.0
+    )
     tp_exposed = (1.0 - tp_overlap) * tp_comm
 
     v = np.maximum(1.0, np.minimum(virtual_stages, np.floor(n_layers / p)))
     bubble = (p - 1.0) / (v * layout["micro_batches"]) * (matmul + memory + tp_exposed)
     total = (matmul + memory + optimizer + dp_exposed + tp_exposed + bubble) / derate
     return {
-        "step_s": total, "matmul_s": matmul, "memory_s": memory, "optimizer_s": optimizer,
-        "dp_comm_s": dp_comm, "dp_exposed_s": dp_exposed, "tp_exposed_s": tp_exposed, "bubble_s": bubble,
+        "step_s": total,
+        "matmul_s": matmul,
+        "memory_s": memory,
+        "optimizer_s": optimizer,
+        "dp_comm_s": dp_comm,
+        "dp_exposed_s": dp_exposed,
+        "tp_exposed_s": tp_exposed,
+        "bubble_s": bubble,
         "derate_s": total - total * derate,
     }
 

@@ -467,10 +467,15 @@ def chart_specs(rec: Any) -> list[tuple[str, Any]]:
 
     from . import charts
 
-    with warnings.catch_warnings():  # altair's type inference on empty frames: not the reader's concern
+    with (
+        warnings.catch_warnings()
+    ):  # altair's type inference on empty frames: not the reader's concern
         warnings.simplefilter("ignore", UserWarning)
-        return [("", chart) for name, chart in charts.all_charts(rec).items()
-                if len(getattr(charts, f"{name}_data")(rec))]
+        return [
+            ("", chart)
+            for name, chart in charts.all_charts(rec).items()
+            if len(getattr(charts, f"{name}_data")(rec))
+        ]
 
 
 def chart_svg(chart: Any) -> str:
@@ -561,11 +566,20 @@ def _section_trust(rec: Any) -> str:
     from ..calibrate.trust import time_model_trust
 
     top = getattr(rec, "top", None)
-    text = time_model_trust(getattr(top, "accelerator", None), getattr(rec, "catalog", None),
-                            wall_days=getattr(top, "wall_days", None),
-                            time_factor=getattr(getattr(rec, "scenario", None), "time_factor", 1.0))
-    return "\n".join(['<section id="trust">', "<h2>How far to trust the time estimate</h2>",
-                      f"<p>{_e(text)}</p>", "</section>"])
+    text = time_model_trust(
+        getattr(top, "accelerator", None),
+        getattr(rec, "catalog", None),
+        wall_days=getattr(top, "wall_days", None),
+        time_factor=getattr(getattr(rec, "scenario", None), "time_factor", 1.0),
+    )
+    return "\n".join(
+        [
+            '<section id="trust">',
+            "<h2>How far to trust the time estimate</h2>",
+            f"<p>{_e(text)}</p>",
+            "</section>",
+        ]
+    )
 
 
 def _scenario_table(scenario: Scenario) -> pd.DataFrame:
@@ -683,7 +697,9 @@ def _kernel_manager():
     from jupyter_client.manager import KernelManager
 
     sockets = tempfile.mkdtemp(prefix="wb-kernel-")
-    return KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "k")), sockets
+    return KernelManager(
+        kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "k")
+    ), sockets
 
 
 def execute_report(

@@ -43,7 +43,11 @@ from .serve import PREVIEW_KEY
 
 log = logging.getLogger("workbook.ui")
 DEFAULT_PRESET = "funded-startup-30b-domain"
-LABEL_WIDTH, INPUT_WIDTH, COLUMN_WIDTH = "235px", "445px", "470px"  # the longest label fits untruncated
+LABEL_WIDTH, INPUT_WIDTH, COLUMN_WIDTH = (
+    "235px",
+    "445px",
+    "470px",
+)  # the longest label fits untruncated
 MC_SAMPLES = 300  # fewer than the report's 1,000 keeps an update under a second
 
 # (field, label, widget kind, scale): numbers shown in convenient units, stored in the scenario's.
@@ -78,8 +82,12 @@ FIELDS = {
         ("time_factor", "Your stack's time vs the engine (x)", "float", 1),
     ],
 }
-STEP_TITLES = {"model": "1. Model and workload", "budget": "2. Budget and time", "power": "3. Power and cooling",
-               "team": "4. Team and software"}
+STEP_TITLES = {
+    "model": "1. Model and workload",
+    "budget": "2. Budget and time",
+    "power": "3. Power and cooling",
+    "team": "4. Team and software",
+}
 OPTIONAL_ZERO = {"n_active_params", "n_tokens", "rack_limit_kw", "electricity_usd_per_kwh"}
 
 CSS = """
@@ -101,12 +109,18 @@ class PageReady(anywidget.AnyWidget):
     """Invisible; its view tells the kernel the page is on screen, and the page's URL query (the app
     then applies a ``?preset=`` link and sends the charts)."""
 
-    _esm = ("export default { render({ model }) { "
-            "model.send({ event: 'rendered', search: window.location.search }); } };")
+    _esm = (
+        "export default { render({ model }) { "
+        "model.send({ event: 'rendered', search: window.location.search }); } };"
+    )
 
 
 def _fmt_table(df: pd.DataFrame, max_rows: int = 200) -> str:
-    return '<div class="wb-table">' + df.head(max_rows).to_html(index=False, escape=True, border=0) + "</div>"
+    return (
+        '<div class="wb-table">'
+        + df.head(max_rows).to_html(index=False, escape=True, border=0)
+        + "</div>"
+    )
 
 
 class WorkbookApp:
@@ -119,7 +133,9 @@ class WorkbookApp:
         self.scenario = presets[preset]
         self.preset = preset
         self.rec: Recommendation | None = None
-        self._trust_cache: dict[tuple, str] = {}  # time_model_trust per (accelerator, days, time factor) (self.catalog is fixed)
+        self._trust_cache: dict[
+            tuple, str
+        ] = {}  # time_model_trust per (accelerator, days, time factor) (self.catalog is fixed)
         self._silent = False
         self.inputs: dict[str, w.Widget] = {}
         self.errors: dict[str, w.HTML] = {}
@@ -138,9 +154,13 @@ class WorkbookApp:
         if kind == "choice":
             wd = w.Dropdown(options=list(extra), description=label, style=style, layout=lay)
         elif kind == "toggle":
-            wd = w.ToggleButtons(options=list(extra), description=label, style={"description_width": LABEL_WIDTH})
+            wd = w.ToggleButtons(
+                options=list(extra), description=label, style={"description_width": LABEL_WIDTH}
+            )
         elif kind == "multi":
-            wd = w.SelectMultiple(options=list(extra), description=label, rows=5, style=style, layout=lay)
+            wd = w.SelectMultiple(
+                options=list(extra), description=label, rows=5, style=style, layout=lay
+            )
         elif kind == "bool":
             wd = w.Checkbox(description=label, indent=False, layout=lay)
         elif kind == "int":
@@ -152,7 +172,10 @@ class WorkbookApp:
 
     def _build(self):
         self._plain, self._html_style = w.Layout(), HTMLStyle()
-        self._input_layout, self._input_style = w.Layout(width=INPUT_WIDTH), DescriptionStyle(description_width=LABEL_WIDTH)
+        self._input_layout, self._input_style = (
+            w.Layout(width=INPUT_WIDTH),
+            DescriptionStyle(description_width=LABEL_WIDTH),
+        )
         steps = []
         for step, fields in FIELDS.items():
             rows = []
@@ -166,7 +189,9 @@ class WorkbookApp:
         self.preset_buttons = []
         auto, button_style = w.Layout(width="auto"), w.ButtonStyle()
         for name in presets:
-            b = w.Button(description=name, tooltip=ARTICLE_ADVICE[name], layout=auto, style=button_style)
+            b = w.Button(
+                description=name, tooltip=ARTICLE_ADVICE[name], layout=auto, style=button_style
+            )
             b.on_click(self._on_preset)
             self.preset_buttons.append(b)
         self.status = self._html()
@@ -175,7 +200,9 @@ class WorkbookApp:
         self.article = self._html()
         self.alternatives = self._html()
         self.downloads = self._html()
-        self.csv_button = w.Button(description="Prepare the options table (CSV)", layout=auto, style=button_style)
+        self.csv_button = w.Button(
+            description="Prepare the options table (CSV)", layout=auto, style=button_style
+        )
         self.csv_button.on_click(self.prepare_csv)
         self.csv_link = self._html()
         self.assumptions = self._html()
@@ -186,19 +213,50 @@ class WorkbookApp:
         self.chart = None
         self.chart_names: list[str] = []
         self.page_ready = PageReady()
-        self.page_ready.on_msg(lambda _widget, content, _buffers: self._guard(lambda: self.on_page(content)))
-        self.chart_box = w.VBox([self._html("<div class='wb-busy'>Drawing the charts...</div>"), self.page_ready])
-        left = w.VBox([self._html("<b>Scenarios from the article</b>"), w.HBox(self.preset_buttons[:5], layout=w.Layout(flex_flow="row wrap")),
-                       w.HBox(self.preset_buttons[5:], layout=w.Layout(flex_flow="row wrap")), *steps],
-                      layout=w.Layout(width=COLUMN_WIDTH, min_width=COLUMN_WIDTH))
-        evidence = w.Accordion(children=[self.assumptions], titles=("Every assumption, its source, and the data snapshot",))
-        self.evidence = w.VBox([self._html("<h3>Evidence</h3>"), self.chart_box, self.robustness, evidence])
-        right = w.VBox([self.status, self.headline, self.reasons, self.article, self.alternatives,
-                        w.HBox([self.downloads, self.csv_button, self.csv_link]), self.evidence],
-                       layout=w.Layout(flex="1 1 auto", padding="0 0 0 16px"))
-        self.view = w.VBox([self._html(CSS + "<div class='wb-small'>Every number is sourced (data/*.csv, data/README.md); "
-                                   "the app runs offline. Change any input: the recommendation and charts follow.</div>"),
-                            w.HBox([left, right])])
+        self.page_ready.on_msg(
+            lambda _widget, content, _buffers: self._guard(lambda: self.on_page(content))
+        )
+        self.chart_box = w.VBox(
+            [self._html("<div class='wb-busy'>Drawing the charts...</div>"), self.page_ready]
+        )
+        left = w.VBox(
+            [
+                self._html("<b>Scenarios from the article</b>"),
+                w.HBox(self.preset_buttons[:5], layout=w.Layout(flex_flow="row wrap")),
+                w.HBox(self.preset_buttons[5:], layout=w.Layout(flex_flow="row wrap")),
+                *steps,
+            ],
+            layout=w.Layout(width=COLUMN_WIDTH, min_width=COLUMN_WIDTH),
+        )
+        evidence = w.Accordion(
+            children=[self.assumptions],
+            titles=("Every assumption, its source, and the data snapshot",),
+        )
+        self.evidence = w.VBox(
+            [self._html("<h3>Evidence</h3>"), self.chart_box, self.robustness, evidence]
+        )
+        right = w.VBox(
+            [
+                self.status,
+                self.headline,
+                self.reasons,
+                self.article,
+                self.alternatives,
+                w.HBox([self.downloads, self.csv_button, self.csv_link]),
+                self.evidence,
+            ],
+            layout=w.Layout(flex="1 1 auto", padding="0 0 0 16px"),
+        )
+        self.view = w.VBox(
+            [
+                self._html(
+                    CSS
+                    + "<div class='wb-small'>Every number is sourced (data/*.csv, data/README.md); "
+                    "the app runs offline. Change any input: the recommendation and charts follow.</div>"
+                ),
+                w.HBox([left, right]),
+            ]
+        )
 
     # --- state <-> widgets ---------------------------------------------------------------------
     def _load(self, s: Scenario):
@@ -262,12 +320,14 @@ class WorkbookApp:
         rec = self.rec
         reasons = "".join(f"<li>{html.escape(r)}</li>" for r in rec.reasons[:3])
         colour = "#333" if rec.feasible else "#a4161a"
-        return (f"<div class='wb-preview' hidden data-preset='{html.escape(self.preset)}' style='font-family: sans-serif; max-width: 1100px; margin: 16px auto; "
-                f"padding: 8px 16px; border-left: 4px solid #268380; color: {colour};'>"
-                f"<div style='font-size: 0.85em; color: #555;'>Recommendation for {html.escape(rec.scenario.name)} "
-                "(the interactive workbook is loading)</div>"
-                f"<div style='font-size: 1.35em; font-weight: 600; line-height: 1.35; margin: 4px 0;'>"
-                f"{html.escape(rec.headline)}</div><ul style='font-size: 0.9em;'>{reasons}</ul></div>")
+        return (
+            f"<div class='wb-preview' hidden data-preset='{html.escape(self.preset)}' style='font-family: sans-serif; max-width: 1100px; margin: 16px auto; "
+            f"padding: 8px 16px; border-left: 4px solid #268380; color: {colour};'>"
+            f"<div style='font-size: 0.85em; color: #555;'>Recommendation for {html.escape(rec.scenario.name)} "
+            "(the interactive workbook is loading)</div>"
+            f"<div style='font-size: 1.35em; font-weight: 600; line-height: 1.35; margin: 4px 0;'>"
+            f"{html.escape(rec.headline)}</div><ul style='font-size: 0.9em;'>{reasons}</ul></div>"
+        )
 
     def show(self):
         """Display the static preview (see :meth:`preview_html`) and then the live app."""
@@ -294,8 +354,10 @@ class WorkbookApp:
         if name is None or name == self.preset:
             return
         if name not in presets:
-            self.status.value = (f"<div class='wb-error'>The link asks for preset {html.escape(repr(name))}, which does "
-                                 f"not exist; showing {html.escape(self.preset)}. Presets: {html.escape(', '.join(presets))}.</div>")
+            self.status.value = (
+                f"<div class='wb-error'>The link asks for preset {html.escape(repr(name))}, which does "
+                f"not exist; showing {html.escape(self.preset)}. Presets: {html.escape(', '.join(presets))}.</div>"
+            )
             return
         self.apply_preset(name)
 
@@ -304,8 +366,10 @@ class WorkbookApp:
             fn()
         except Exception as e:  # a callback must never fail silently or show a traceback
             log.error("app callback failed: %s\n%s", e, traceback.format_exc())
-            self.status.value = (f"<div class='wb-error'>Something went wrong: {html.escape(str(e))}. "
-                                 "Your inputs are kept; greyed-out parts are from before this change.</div>")
+            self.status.value = (
+                f"<div class='wb-error'>Something went wrong: {html.escape(str(e))}. "
+                "Your inputs are kept; greyed-out parts are from before this change.</div>"
+            )
 
     def update(self):
         """Validate the inputs, recompute, re-render (or show what is wrong next to the field)."""
@@ -322,8 +386,11 @@ class WorkbookApp:
                     target.value = text
                 else:
                     self.status.value = f"<div class='wb-error'>{text}</div>"
-            self.status.value = (self.status.value if self.status.value.startswith("<div class='wb-error'>")
-                                 else "<div class='wb-error'>Fix the highlighted field; the recommendation below is for the last valid inputs.</div>")
+            self.status.value = (
+                self.status.value
+                if self.status.value.startswith("<div class='wb-error'>")
+                else "<div class='wb-error'>Fix the highlighted field; the recommendation below is for the last valid inputs.</div>"
+            )
             return
         # Conclusion first: the headline, reasons and runners-up go out as soon as the sweep is done
         # (ipywidgets sends each change at once); the sensitivity runs and charts follow, greyed meanwhile.
@@ -336,15 +403,21 @@ class WorkbookApp:
         self.render_conclusion()
         self.headline.remove_class("wb-stale")
         t1 = time.perf_counter()
-        self.status.value = (f"<div class='wb-busy'>Recommendation updated in {t1 - t0:.2f} s; "
-                             "drawing the evidence (sensitivity and charts)...</div>")
+        self.status.value = (
+            f"<div class='wb-busy'>Recommendation updated in {t1 - t0:.2f} s; "
+            "drawing the evidence (sensitivity and charts)...</div>"
+        )
         self.rec.add_sensitivity(self.catalog, samples=0)  # the tornado: the charts need it
         self._render_charts()
-        self.rec.add_sensitivity(self.catalog, samples=MC_SAMPLES, tornado=False)  # while the browser draws
+        self.rec.add_sensitivity(
+            self.catalog, samples=MC_SAMPLES, tornado=False
+        )  # while the browser draws
         self._render_tables()
         self.evidence.remove_class("wb-stale")
-        self.status.value = (f"<div class='wb-small'>Updated in {time.perf_counter() - t0:.2f} s "
-                             f"(recommendation {t1 - t0:.2f} s): {len(self.rec.options):,} options swept.</div>")
+        self.status.value = (
+            f"<div class='wb-small'>Updated in {time.perf_counter() - t0:.2f} s "
+            f"(recommendation {t1 - t0:.2f} s): {len(self.rec.options):,} options swept.</div>"
+        )
 
     # --- rendering ----------------------------------------------------------------------------------
     def render(self):
@@ -356,14 +429,25 @@ class WorkbookApp:
         """The headline, why, the article's advice, runners-up, rejections and the YAML download."""
         rec = self.rec
         cls = "wb-headline" if rec.feasible else "wb-headline wb-infeasible"
-        self.headline.value = f"<div class='{cls}' id='wb-recommendation'>{html.escape(rec.headline)}</div>"
-        self.reasons.value = "<ul>" + "".join(f"<li>{html.escape(r)}</li>" for r in rec.reasons) + "</ul>"
+        self.headline.value = (
+            f"<div class='{cls}' id='wb-recommendation'>{html.escape(rec.headline)}</div>"
+        )
+        self.reasons.value = (
+            "<ul>" + "".join(f"<li>{html.escape(r)}</li>" for r in rec.reasons) + "</ul>"
+        )
         cmp = article_comparison(rec, rec.scenario.name) if rec.scenario.name in presets else ""
-        self.article.value = f"<p class='wb-small'><b>Against the article.</b> {html.escape(cmp)}</p>" if cmp else ""
+        self.article.value = (
+            f"<p class='wb-small'><b>Against the article.</b> {html.escape(cmp)}</p>" if cmp else ""
+        )
         runners = "".join(f"<li>{html.escape(r.sentence)}</li>" for r in rec.runners_up)
-        rejected = pd.DataFrame([(k, "; ".join(v)) for k, v in rec.rejected.items()], columns=["accelerator", "why not"])
-        self.alternatives.value = ((f"<h4>Runners-up</h4><ul>{runners}</ul>" if runners else "")
-                                   + "<h4>Why not the other accelerators</h4>" + _fmt_table(rejected))
+        rejected = pd.DataFrame(
+            [(k, "; ".join(v)) for k, v in rec.rejected.items()], columns=["accelerator", "why not"]
+        )
+        self.alternatives.value = (
+            (f"<h4>Runners-up</h4><ul>{runners}</ul>" if runners else "")
+            + "<h4>Why not the other accelerators</h4>"
+            + _fmt_table(rejected)
+        )
         self.downloads.value = self._downloads()
 
     def render_evidence(self):
@@ -387,7 +471,9 @@ class WorkbookApp:
 
         names = list(charts.CHARTS) if self.rec.feasible else ["frontier", "power"]
         with debug_mode(False):
-            self.chart = alt.vconcat(*[charts.CHARTS[n](self.rec) for n in names]).resolve_scale(color="independent")
+            self.chart = alt.vconcat(*[charts.CHARTS[n](self.rec) for n in names]).resolve_scale(
+                color="independent"
+            )
             self.chart_spec = self.chart.to_dict(validate=False)
         self.chart_names = names
         if self.chart_widget is not None:
@@ -401,10 +487,28 @@ class WorkbookApp:
             self.chart_widget = alt.JupyterChart(self.chart)  # validates once
             self.chart_box.children = [self.chart_widget]
 
-    OPTION_COLUMNS = ["accelerator", "name", "n_gpus", "acquisition", "feasible", "failed", "wall_days",
-                      "lead_time_days", "time_to_result_days", "cost_per_run_usd", "cost_per_year_usd",
-                      "first_year_cost_usd", "capex_usd", "usd_per_million_tokens", "facility_kw", "racks",
-                      "memory_per_gpu_gb", "mfu", "layout", "price_basis"]
+    OPTION_COLUMNS = [
+        "accelerator",
+        "name",
+        "n_gpus",
+        "acquisition",
+        "feasible",
+        "failed",
+        "wall_days",
+        "lead_time_days",
+        "time_to_result_days",
+        "cost_per_run_usd",
+        "cost_per_year_usd",
+        "first_year_cost_usd",
+        "capex_usd",
+        "usd_per_million_tokens",
+        "facility_kw",
+        "racks",
+        "memory_per_gpu_gb",
+        "mfu",
+        "layout",
+        "price_basis",
+    ]
 
     @staticmethod
     def _link(data: bytes, name: str, mime: str, text: str) -> str:
@@ -414,14 +518,28 @@ class WorkbookApp:
         """The scenario (YAML) always; the options table (~1 MB) only on request, to keep updates light."""
         self.csv_link.value = ""
         yml = self.rec.scenario.to_yaml().encode()
-        return "<p class='wb-small'>Download: " + self._link(yml, "scenario.yaml", "text/yaml", "this scenario (YAML)") + "</p>"
+        return (
+            "<p class='wb-small'>Download: "
+            + self._link(yml, "scenario.yaml", "text/yaml", "this scenario (YAML)")
+            + "</p>"
+        )
 
     def prepare_csv(self, _button=None):
         """Build the all-options CSV link (a few hundred kB; built on click, not on every update)."""
+
         def go():
             csv = self.rec.options[self.OPTION_COLUMNS].to_csv(index=False).encode()
-            self.csv_link.value = ("<p class='wb-small'>" + self._link(csv, "options.csv", "text/csv",
-                                   f"options.csv ({len(self.rec.options):,} options, {len(csv) / 1e6:.1f} MB)") + "</p>")
+            self.csv_link.value = (
+                "<p class='wb-small'>"
+                + self._link(
+                    csv,
+                    "options.csv",
+                    "text/csv",
+                    f"options.csv ({len(self.rec.options):,} options, {len(csv) / 1e6:.1f} MB)",
+                )
+                + "</p>"
+            )
+
         self._guard(go)
 
     def _robustness_html(self) -> str:
@@ -430,10 +548,15 @@ class WorkbookApp:
             return ""
         mc = rec.monte_carlo.head(4)
         wins = "; ".join(f"{o} {sh:.0%}" for o, sh in zip(mc["option"], mc["share"]))
-        t = rec.sensitivity[["assumption", "low", "high", "pick_at_low", "pick_at_high", "flips_at"]]
-        return (f"<h4>How robust is the pick?</h4><p class='wb-small'>Monte Carlo, {MC_SAMPLES} draws of every "
-                f"assumption within its range: {html.escape(wins)}.</p>" + _fmt_table(t)
-                + f"<h4>How far to trust the time estimate</h4><p class='wb-small'>{html.escape(self._trust())}</p>")
+        t = rec.sensitivity[
+            ["assumption", "low", "high", "pick_at_low", "pick_at_high", "flips_at"]
+        ]
+        return (
+            f"<h4>How robust is the pick?</h4><p class='wb-small'>Monte Carlo, {MC_SAMPLES} draws of every "
+            f"assumption within its range: {html.escape(wins)}.</p>"
+            + _fmt_table(t)
+            + f"<h4>How far to trust the time estimate</h4><p class='wb-small'>{html.escape(self._trust())}</p>"
+        )
 
     def _trust(self) -> str:
         """:func:`workbook.analyses.time_model_trust` for the pick's accelerator and days (~0.1 s; cached)."""
@@ -443,7 +566,9 @@ class WorkbookApp:
         acc, days = (top.accelerator, top.wall_days) if top is not None else (None, None)
         factor = self.rec.scenario.time_factor
         if (acc, days, factor) not in self._trust_cache:
-            self._trust_cache[(acc, days, factor)] = time_model_trust(acc, self.catalog, wall_days=days, time_factor=factor)
+            self._trust_cache[(acc, days, factor)] = time_model_trust(
+                acc, self.catalog, wall_days=days, time_factor=factor
+            )
         return self._trust_cache[(acc, days, factor)]
 
     def _assumptions_html(self) -> str:
@@ -452,16 +577,23 @@ class WorkbookApp:
         a = cat.tables["assumptions"]
         f = cat.tables["facility"]
         glob = pd.concat([a[a["accelerator_id"].isna()], f[f["accelerator_id"].isna()]])
-        table = glob[["parameter", "value", "low", "high", "unit", "source_kind", "source_url", "accessed"]]
+        table = glob[
+            ["parameter", "value", "low", "high", "unit", "source_kind", "source_url", "accessed"]
+        ]
         top = self.rec.top
         price = ""
         if top is not None:
             row = option_row(self.rec.options, top.accelerator, top.n_gpus, top.acquisition)
-            price = (f"<p>Price used for the pick: {row['price']:,.2f} USD "
-                     f"({'per GPU' if row['is_buy'] else 'per GPU-hour'}), {html.escape(str(row['price_basis']))}.</p>")
-        return (f"<p class='wb-small'>Data snapshot {snap['data_hash']} (latest source read {snap['latest_accessed']}); "
-                f"overrides: {len(snap['overrides'])}. Tables in data/*.csv, documented in data/README.md.</p>"
-                + price + _fmt_table(table))
+            price = (
+                f"<p>Price used for the pick: {row['price']:,.2f} USD "
+                f"({'per GPU' if row['is_buy'] else 'per GPU-hour'}), {html.escape(str(row['price_basis']))}.</p>"
+            )
+        return (
+            f"<p class='wb-small'>Data snapshot {snap['data_hash']} (latest source read {snap['latest_accessed']}); "
+            f"overrides: {len(snap['overrides'])}. Tables in data/*.csv, documented in data/README.md.</p>"
+            + price
+            + _fmt_table(table)
+        )
 
 
 def _preset_in(query: str) -> str | None:
@@ -480,7 +612,9 @@ class FailedApp:
     """What :func:`open_app` returns when the app cannot start: a readable message, no traceback."""
 
     def __init__(self, error: Exception):
-        self.view = w.HTML(f"<div class='wb-error'>The workbook could not start: {html.escape(str(error))}</div>")
+        self.view = w.HTML(
+            f"<div class='wb-error'>The workbook could not start: {html.escape(str(error))}</div>"
+        )
 
     def show(self):
         from IPython.display import display

@@ -27,8 +27,11 @@ PREVIEW_KEY = "workbook/preview"
 #: as soon as the HTML arrives: Voila keeps every output hidden until its scripts have loaded (~3 s).
 #: The live app's CSS hides the preview again once the widgets are on screen. A ``?preset=`` link to
 #: another scenario gets no preview (the kernel ran the default one ahead of the request).
-PREVIEW_SCRIPT = """
-{%- if output and output.metadata and output.metadata.get('""" + PREVIEW_KEY + """') -%}
+PREVIEW_SCRIPT = (
+    """
+{%- if output and output.metadata and output.metadata.get('"""
+    + PREVIEW_KEY
+    + """') -%}
 {%- set h = output.data['text/html'] -%}{%- if h is not string %}{% set h = h | join('') %}{% endif -%}
 <script>
 (function () {
@@ -43,6 +46,7 @@ PREVIEW_SCRIPT = """
 </script>
 {%- endif -%}
 """
+)
 
 
 def build_offline_template(share: Path = SHARE) -> Path:
@@ -51,7 +55,15 @@ def build_offline_template(share: Path = SHARE) -> Path:
 
     lab = Path(sys.prefix) / "share" / "jupyter" / "voila" / "templates" / "lab" / "index.html.j2"
     if not lab.exists():  # installed elsewhere (user site): look beside the package
-        lab = Path(voila.__file__).resolve().parents[3] / "share" / "jupyter" / "voila" / "templates" / "lab" / "index.html.j2"
+        lab = (
+            Path(voila.__file__).resolve().parents[3]
+            / "share"
+            / "jupyter"
+            / "voila"
+            / "templates"
+            / "lab"
+            / "index.html.j2"
+        )
     out = share / "voila" / "templates" / "offline"
     out.mkdir(parents=True, exist_ok=True)
     lines = [ln for ln in lab.read_text().splitlines(keepends=True) if "fontawesome-free" not in ln]
@@ -60,7 +72,9 @@ def build_offline_template(share: Path = SHARE) -> Path:
     text = "".join(lines)
     end = "{% endblock data_priority %}"
     if text.count(end) != 1:
-        raise RuntimeError(f"{lab}: expected one '{end}'; Voila's template changed, update workbook.app")
+        raise RuntimeError(
+            f"{lab}: expected one '{end}'; Voila's template changed, update workbook.app"
+        )
     (out / "index.html.j2").write_text(text.replace(end, PREVIEW_SCRIPT + end))
     (out / "conf.json").write_text('{"base_template": "lab"}\n')
     return out
@@ -72,8 +86,12 @@ def voila_command(notebook: Path = APP_NOTEBOOK, port: int = 8866) -> tuple[list
     env = dict(os.environ)
     env["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(SHARE), env.get("JUPYTER_PATH")]))
     cmd = [
-        sys.executable, "-m", "voila", str(notebook),
-        f"--port={port}", "--no-browser",
+        sys.executable,
+        "-m",
+        "voila",
+        str(notebook),
+        f"--port={port}",
+        "--no-browser",
         f"--Voila.root_dir={Path(notebook).resolve().parent}",
     ]
     return cmd, env
@@ -87,7 +105,9 @@ def app_port(environ=os.environ) -> int:
     """The port to serve on: ``PORT`` from the environment, else :data:`DEFAULT_PORT`."""
     raw = environ.get("PORT", "").strip() or str(DEFAULT_PORT)
     if not raw.isdigit() or not 1024 <= int(raw) <= 65535:
-        raise ValueError(f"PORT={raw!r} is not a port number; allowed: a whole number from 1024 to 65535, e.g. PORT=8870")
+        raise ValueError(
+            f"PORT={raw!r} is not a port number; allowed: a whole number from 1024 to 65535, e.g. PORT=8870"
+        )
     return int(raw)
 
 
@@ -111,8 +131,11 @@ def main() -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     if port_in_use(port):
-        print(f"error: port {port} on 127.0.0.1 is already in use (another `make app` still running?). Stop it, "
-              f"or serve on another port: PORT={port + 4} make app", file=sys.stderr)
+        print(
+            f"error: port {port} on 127.0.0.1 is already in use (another `make app` still running?). Stop it, "
+            f"or serve on another port: PORT={port + 4} make app",
+            file=sys.stderr,
+        )
         return 2
     cmd, env = voila_command(port=port)
     cmd.append("--Voila.port_retries=0")  # never serve anywhere but the announced address
@@ -120,4 +143,3 @@ def main() -> int:
     os.chdir(REPO)  # voila.json is read from the launch directory
     os.execve(sys.executable, cmd, env)
     return 0  # not reached: execve replaces this process
-

@@ -1,6 +1,6 @@
 """The Voila app in a real browser (Debian chromium via playwright), fully offline.
 
-Fixtures and helpers live in tests/browser.py; app-specific assertions go in further tests here.
+Fixtures and helpers live in tests/e2e/browser.py; app-specific assertions go in further tests here.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 pytest.register_assert_rewrite("browser")  # before the import below: it is also the fixture plugin
 from browser import needs_chromium, screenshot, wait_for_text  # noqa: E402
 
-#: The fixtures (voila_app, browser, page, outside_requests, page_errors) come from tests/browser.py.
+#: The fixtures (voila_app, browser, page, outside_requests, page_errors) come from tests/e2e/browser.py.
 pytest_plugins = ["browser"]
 
 pytestmark = needs_chromium

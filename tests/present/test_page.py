@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from workbook import presets, recommend
-from workbook.present import charts
 from workbook.decide.scenario import Scenario
-from workbook.present.app.serve import PREVIEW_KEY
+from workbook.present import charts
 from workbook.present.app.page import WorkbookApp, build_app, open_app, preset_from_query
+from workbook.present.app.serve import PREVIEW_KEY
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +26,9 @@ def test_app_opens_with_the_recommendation_first(app):
     assert "wb-recommendation" in app.headline.value
     assert app.chart_names == ["frontier", "rent_vs_buy", "power", "tornado"]
     assert "Updated in" in app.status.value
-    assert not any("wb-stale" in part._dom_classes for part in (app.headline, app.evidence))  # busy state cleared
+    assert not any(
+        "wb-stale" in part._dom_classes for part in (app.headline, app.evidence)
+    )  # busy state cleared
 
 
 def test_charts_are_sent_once_the_page_reports_it_rendered():
@@ -42,7 +44,9 @@ def test_charts_are_sent_once_the_page_reports_it_rendered():
     before = jc.spec
     app.inputs["runs_per_year"].value = 12
     assert jc.spec == app.chart_spec and jc.spec != before
-    assert any(v.get("x") == 12 for v in sum(jc.spec["datasets"].values(), []))  # the "your runs" rule moved
+    assert any(
+        v.get("x") == 12 for v in sum(jc.spec["datasets"].values(), [])
+    )  # the "your runs" rule moved
 
 
 @pytest.mark.parametrize("name", list(presets))
@@ -75,7 +79,9 @@ def test_changing_cooling_budget_and_preset_changes_the_recommendation(app):
     app.inputs["budget_usd"].value = 3_000_000
     app.inputs["cooling"].value = "liquid"
     assert app.scenario.cooling == "liquid"
-    app._on_preset(next(b for b in app.preset_buttons if b.description == "series-a-healthcare-17b-lora"))
+    app._on_preset(
+        next(b for b in app.preset_buttons if b.description == "series-a-healthcare-17b-lora")
+    )
     assert "RTX 6000 Ada" in app.headline.value
     assert app.inputs["n_params"].value == pytest.approx(17.0)  # shown in billions
 
@@ -102,15 +108,21 @@ def test_a_failing_update_says_so_and_leaves_the_stale_part_greyed(monkeypatch):
     app.inputs["runs_per_year"].value = 12
     assert "Something went wrong: tornado failed" in app.status.value
     assert "greyed-out parts are from before this change" in app.status.value
-    assert app.headline.value != headline and "wb-stale" not in app.headline._dom_classes  # the new conclusion
+    assert (
+        app.headline.value != headline and "wb-stale" not in app.headline._dom_classes
+    )  # the new conclusion
     assert "wb-stale" in app.evidence._dom_classes  # the charts are not
 
 
 def test_downloads_hold_the_options_csv_and_the_scenario_yaml(app):
     assert "options.csv" not in app.downloads.value  # built on request only
     app.csv_button.click()
-    links = dict(re.findall(r"download='([^']+)' href='data:[^;]+;base64,([^']+)'",
-                            app.downloads.value + app.csv_link.value))
+    links = dict(
+        re.findall(
+            r"download='([^']+)' href='data:[^;]+;base64,([^']+)'",
+            app.downloads.value + app.csv_link.value,
+        )
+    )
     csv = base64.b64decode(links["options.csv"]).decode()
     assert csv.splitlines()[0].startswith("accelerator,name,n_gpus,acquisition,feasible")
     assert len(csv.splitlines()) == len(app.rec.options) + 1
@@ -130,7 +142,9 @@ def test_robustness_says_how_far_to_trust_the_time_estimate(app):
     assert "For the predicted " in text  # the pick's own days, with the range to plan for
     assert "How far to trust the time estimate" in app.robustness.value
     assert html.escape(text) in app.robustness.value
-    assert f"No published dense run on {app.rec.top.accelerator}" in text  # MI355X: no published run
+    assert (
+        f"No published dense run on {app.rec.top.accelerator}" in text
+    )  # MI355X: no published run
 
 
 def test_time_factor_field_plans_for_a_measured_stack():
@@ -142,8 +156,13 @@ def test_time_factor_field_plans_for_a_measured_stack():
     assert app.errors["time_factor"].value == "" and app.scenario.time_factor == 1.5
     assert app.rec.top.wall_days == pytest.approx(1.5 * days)
     assert "time factor of 1.5x" in app.reasons.value
-    assert html.escape(f"You set a time factor of 1.5x, so the recommendation plans for {1.5 * days:.0f} days where the "
-                       f"engine predicts {days:.0f} days.") in app.robustness.value
+    assert (
+        html.escape(
+            f"You set a time factor of 1.5x, so the recommendation plans for {1.5 * days:.0f} days where the "
+            f"engine predicts {days:.0f} days."
+        )
+        in app.robustness.value
+    )
 
 
 def test_query_string_deep_link(monkeypatch):
@@ -160,11 +179,18 @@ def test_deep_link_applied_when_the_page_reports_its_url(monkeypatch):
     app = open_app()
     assert app.preset == "funded-startup-30b-domain" and app.chart_widget is None
     app.page_ready._handle_custom_msg({"event": "rendered", "search": "?preset=band-400b-plus"}, [])
-    assert app.preset == "band-400b-plus" and app.inputs["n_params"].value == pytest.approx(presets["band-400b-plus"].n_params / 1e9)
+    assert app.preset == "band-400b-plus" and app.inputs["n_params"].value == pytest.approx(
+        presets["band-400b-plus"].n_params / 1e9
+    )
     assert "GB200 NVL72" in app.headline.value
-    assert app.chart_widget is not None and app.chart_widget.spec == app.chart.to_dict()  # charts of the linked preset
+    assert (
+        app.chart_widget is not None and app.chart_widget.spec == app.chart.to_dict()
+    )  # charts of the linked preset
     app.page_ready._handle_custom_msg({"event": "rendered", "search": "?preset=nonsense"}, [])
-    assert "preset &#x27;nonsense&#x27;, which does not exist; showing band-400b-plus" in app.status.value
+    assert (
+        "preset &#x27;nonsense&#x27;, which does not exist; showing band-400b-plus"
+        in app.status.value
+    )
     assert "GB200 NVL72" in app.headline.value
     app.follow_link("")  # no link: nothing changes
     assert app.preset == "band-400b-plus"
@@ -176,6 +202,7 @@ def test_unknown_preset_gives_a_message_not_a_traceback():
 
 
 # --- the numbers behind the charts -------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def rec():
@@ -190,7 +217,9 @@ def test_frontier_contains_the_pick(rec):
 
 
 def test_rent_vs_buy_lines_cross_at_the_break_even(rec):
-    d = charts.rent_vs_buy_data(rec).pivot(index="runs_per_year", columns="acquisition", values="cost_per_year_usd")
+    d = charts.rent_vs_buy_data(rec).pivot(
+        index="runs_per_year", columns="acquisition", values="cost_per_year_usd"
+    )
     diff = (d["buy-new"] - d["rent-on-demand"]).to_numpy()
     runs = d.index.to_numpy()
     cross = runs[np.flatnonzero(np.diff(np.sign(diff)))[0]]

@@ -3,7 +3,10 @@
 import pytest
 
 from workbook.model.memory import (
-    activation_memory_gb, adapter_state_memory_gb, model_state_bytes_per_param, model_state_memory_gb,
+    activation_memory_gb,
+    adapter_state_memory_gb,
+    model_state_bytes_per_param,
+    model_state_memory_gb,
 )
 
 
@@ -38,7 +41,10 @@ def test_korthikanti_no_recompute_formula():
 
 def test_korthikanti_tensor_parallel_without_sp():
     """Eq. 2: s b h (10 + 24/t + 5 a s / (h t)), t = 8."""
-    got = activation_memory_gb(2048, 1, 12288, 1, 96, tp=8, sequence_parallel=False, recompute="none") * 1e9
+    got = (
+        activation_memory_gb(2048, 1, 12288, 1, 96, tp=8, sequence_parallel=False, recompute="none")
+        * 1e9
+    )
     assert got == pytest.approx(2048 * 12288 * (10 + 24 / 8 + 5 * 96 * 2048 / (12288 * 8)))
 
 
@@ -56,8 +62,11 @@ def test_full_recompute_keeps_only_layer_inputs():
 
 def test_recompute_order():
     kw = dict(seq_len=4096, micro_batch=1, d_model=8192, n_layers=80, tp=1)
-    assert activation_memory_gb(**kw, recompute="full") < activation_memory_gb(**kw, recompute="selective") < \
-        activation_memory_gb(**kw, recompute="none")
+    assert (
+        activation_memory_gb(**kw, recompute="full")
+        < activation_memory_gb(**kw, recompute="selective")
+        < activation_memory_gb(**kw, recompute="none")
+    )
 
 
 def test_qlora_base_is_about_half_a_byte_per_param():

@@ -52,8 +52,11 @@ def app_page(voila_app, browser):
     context, page = offline_page(browser, outside)
     page.goto(voila_app.url, wait_until="domcontentloaded", timeout=180_000)
     page.wait_for_selector(HEADLINE, timeout=180_000)
-    page.wait_for_function("() => { const e = document.querySelector('svg.marks'); "
-                           "return e && e.innerHTML.includes('Sensitivity'); }", timeout=120_000)
+    page.wait_for_function(
+        "() => { const e = document.querySelector('svg.marks'); "
+        "return e && e.innerHTML.includes('Sensitivity'); }",
+        timeout=120_000,
+    )
     yield page, outside
     context.close()
 
@@ -74,8 +77,11 @@ def test_recommendation_and_charts_render_offline(app_page):
     preview = page.eval_on_selector("#wb-preview", "e => e.textContent")
     assert _expected("funded-startup-30b-domain") in preview
     assert not page.is_visible("#wb-preview")
-    cut = page.eval_on_selector_all(".widget-label", "els => els.filter(e => e.offsetParent && "
-                                    "e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)")
+    cut = page.eval_on_selector_all(
+        ".widget-label",
+        "els => els.filter(e => e.offsetParent && "
+        "e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)",
+    )
     assert cut == [], f"input labels cut off: {cut}"
     screenshot(page, "app-1-default")
 
@@ -86,7 +92,9 @@ def test_deep_link_opens_the_linked_preset_without_a_stale_preview(voila_app, br
 
     outside: list[str] = []
     context, page = offline_page(browser, outside)
-    page.goto(voila_app.url + "?preset=band-400b-plus", wait_until="domcontentloaded", timeout=180_000)
+    page.goto(
+        voila_app.url + "?preset=band-400b-plus", wait_until="domcontentloaded", timeout=180_000
+    )
     text = _wait_headline(page, _expected("band-400b-plus"), timeout_s=180)
     assert "GB200 NVL72" in text, text
     assert page.query_selector("#wb-preview") is None  # no preview of the default scenario
@@ -105,7 +113,9 @@ def _expected(name: str, **changes) -> str:
 def _wait_headline(page, expected: str, timeout_s: float = 60) -> str:
     page.wait_for_function(
         "([sel, want]) => { const e = document.querySelector(sel); return e && e.innerText.trim() === want.trim(); }",
-        arg=[HEADLINE, expected], timeout=timeout_s * 1000)
+        arg=[HEADLINE, expected],
+        timeout=timeout_s * 1000,
+    )
     return _headline(page)
 
 
@@ -124,8 +134,11 @@ def test_preset_then_cooling_to_air_changes_the_pick_and_the_charts(app_page):
     page.locator(".widget-toggle-buttons button", has_text=re.compile(r"^\s*air\s*$")).click()
     text2 = _wait_headline(page, _expected("enterprise-frontier-pretraining", cooling="air"))
     assert text2 != text
-    page.wait_for_function("(old) => document.querySelector('svg.marks').innerHTML !== old",
-                           arg=charts_before, timeout=60_000)
+    page.wait_for_function(
+        "(old) => document.querySelector('svg.marks').innerHTML !== old",
+        arg=charts_before,
+        timeout=60_000,
+    )
     assert _all_charts_drawn(page)
     screenshot(page, "app-2-enterprise-air")
 

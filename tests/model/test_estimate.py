@@ -8,11 +8,24 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from workbook import check_claim, estimate_frame, estimate_training, inference_frame, load_catalog
-from workbook.model.cost import breakeven_runs_per_year, capex, ownership_per_year, rent_cost_per_run
-from workbook.model.step_time import goodput
+from workbook.model.cost import (
+    breakeven_runs_per_year,
+    capex,
+    ownership_per_year,
+    rent_cost_per_run,
+)
 from workbook.model.power import cluster_power, node_power_kw
+from workbook.model.step_time import goodput
 
-ACCS = ["a100-80gb-sxm", "h100-sxm", "h200-sxm", "b200-hgx", "mi300x", "rtx-pro-6000-server", "gb200-nvl72"]
+ACCS = [
+    "a100-80gb-sxm",
+    "h100-sxm",
+    "h200-sxm",
+    "b200-hgx",
+    "mi300x",
+    "rtx-pro-6000-server",
+    "gb200-nvl72",
+]
 
 
 def test_flops_total_is_6nd_plus_causal_attention():
@@ -45,7 +58,9 @@ def test_deepseek_v3_prospective_run_within_25pct_and_shaped_by_its_active_path(
     from the total count the engine predicted 6.57M GPU-hours (2.47x); the active path's shape fixes it."""
     r = estimate_training(671e9, 14.8e12, "h800-sxm", 2048, n_active_params=37e9, precision="fp8")
     assert r.gpu_hours == pytest.approx(2_664_000, rel=0.25)
-    assert r.breakdown["n_layers"] * r.breakdown["d_model"] == pytest.approx(61 * 7168, rel=0.05)  # config_671B.json
+    assert r.breakdown["n_layers"] * r.breakdown["d_model"] == pytest.approx(
+        61 * 7168, rel=0.05
+    )  # config_671B.json
 
 
 def test_fp8_is_faster_but_not_2x():
@@ -56,7 +71,9 @@ def test_fp8_is_faster_but_not_2x():
 
 
 def test_fp8_on_a100_is_a_clear_error():
-    with pytest.raises(ValueError, match=r"precision='fp8' is not supported by a100-80gb-sxm; allowed: bf16"):
+    with pytest.raises(
+        ValueError, match=r"precision='fp8' is not supported by a100-80gb-sxm; allowed: bf16"
+    ):
         estimate_training(7e9, 1e11, "a100-80gb-sxm", 8, precision="fp8")
 
 
@@ -106,8 +123,14 @@ def test_article_b200_200gbe_vs_a100_ib_is_computed_not_asserted():
 
 
 def test_frame_equals_scalar_calls():
-    cfg = pd.DataFrame({"n_params": [7e9, 70e9, 13e9], "n_tokens": [1e12, 2e12, 5e11],
-                        "accelerator": ["h100-sxm", "a100-80gb-sxm", "mi300x"], "n_gpus": [64, 2048, 16]})
+    cfg = pd.DataFrame(
+        {
+            "n_params": [7e9, 70e9, 13e9],
+            "n_tokens": [1e12, 2e12, 5e11],
+            "accelerator": ["h100-sxm", "a100-80gb-sxm", "mi300x"],
+            "n_gpus": [64, 2048, 16],
+        }
+    )
     df = estimate_frame(cfg)
     for i, row in cfg.iterrows():
         r = estimate_training(row.n_params, row.n_tokens, row.accelerator, int(row.n_gpus))
@@ -115,20 +138,26 @@ def test_frame_equals_scalar_calls():
         assert df.loc[i, "memory_per_gpu_gb"] == pytest.approx(r.memory_per_gpu_gb)
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(n_params=-7e9), r"n_params=-7000000000\.0 .*allowed"),
-    (dict(n_params=0), r"n_params=0 must be greater than 0"),
-    (dict(n_tokens=float("nan")), r"n_tokens=nan is not a finite number"),
-    (dict(n_tokens=float("inf")), r"n_tokens=inf is not a finite number"),
-    (dict(n_gpus=7.5), r"n_gpus=7\.5 is not a whole number"),
-    (dict(n_gpus="8"), r"n_gpus='8' is not a number"),
-    (dict(accelerator="h300"), r"accelerator 'h300' is unknown; valid ids: .*h100-sxm"),
-    (dict(accelerator=None), r"accelerator=None is not an accelerator id"),
-    (dict(precision="fp16"), r"precision='fp16' is not allowed; allowed: bf16, fp8, fp4"),
-    (dict(method="dpo"), r"method='dpo' is not allowed; allowed: full, lora, qlora"),
-    (dict(fabric="carrier-pigeon"), r"fabric 'carrier-pigeon' is unknown; valid ids: ib-ndr-400"),
-    (dict(cooling="water"), r"cooling='water' is not allowed; allowed: air, liquid"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(n_params=-7e9), r"n_params=-7000000000\.0 .*allowed"),
+        (dict(n_params=0), r"n_params=0 must be greater than 0"),
+        (dict(n_tokens=float("nan")), r"n_tokens=nan is not a finite number"),
+        (dict(n_tokens=float("inf")), r"n_tokens=inf is not a finite number"),
+        (dict(n_gpus=7.5), r"n_gpus=7\.5 is not a whole number"),
+        (dict(n_gpus="8"), r"n_gpus='8' is not a number"),
+        (dict(accelerator="h300"), r"accelerator 'h300' is unknown; valid ids: .*h100-sxm"),
+        (dict(accelerator=None), r"accelerator=None is not an accelerator id"),
+        (dict(precision="fp16"), r"precision='fp16' is not allowed; allowed: bf16, fp8, fp4"),
+        (dict(method="dpo"), r"method='dpo' is not allowed; allowed: full, lora, qlora"),
+        (
+            dict(fabric="carrier-pigeon"),
+            r"fabric 'carrier-pigeon' is unknown; valid ids: ib-ndr-400",
+        ),
+        (dict(cooling="water"), r"cooling='water' is not allowed; allowed: air, liquid"),
+    ],
+)
 def test_bad_input_names_argument_value_and_what_is_allowed(kwargs, match):
     args = dict(n_params=7e9, n_tokens=1e11, accelerator="h100-sxm", n_gpus=8)
     args.update(kwargs)
@@ -157,8 +186,16 @@ def test_more_tokens_never_take_less_time(n, d, acc, g, k):
 def test_more_memory_per_gpu_never_needs_more_gpus(n, acc, g):
     """Raising a part's memory (an override) never turns a fit into a misfit."""
     cat = load_catalog()
-    bigger = cat.with_overrides([{"table": "accelerators", "key": acc, "column": "memory_gb",
-                                  "value": str(float(cat.accelerator(acc)["memory_gb"]) * 1.5)}])
+    bigger = cat.with_overrides(
+        [
+            {
+                "table": "accelerators",
+                "key": acc,
+                "column": "memory_gb",
+                "value": str(float(cat.accelerator(acc)["memory_gb"]) * 1.5),
+            }
+        ]
+    )
     a = estimate_training(n, 1e11, acc, g, catalog=cat)
     b = estimate_training(n, 1e11, acc, g, catalog=bigger)
     assert b.fits_in_memory or not a.fits_in_memory
@@ -180,9 +217,15 @@ def test_goodput_falls_with_failure_rate(n, rate, k):
 
 # --- cost, power, inference, claims --------------------------------------------------------------
 
+
 def test_goodput_llama3_scale_is_around_90_percent():
     """Llama 3 (arXiv 2407.21783): >90% effective training time on 16K H100 with 419 interruptions in 54 days."""
-    g = goodput(16384, failure_rate_per_gpu_hour=419 / (54 * 24 * 16384), checkpoint_hours=0.02, restart_hours=0.1)
+    g = goodput(
+        16384,
+        failure_rate_per_gpu_hour=419 / (54 * 24 * 16384),
+        checkpoint_hours=0.02,
+        restart_hours=0.1,
+    )
     assert 0.8 < g < 0.95
 
 
@@ -194,40 +237,73 @@ def test_node_power_is_not_tdp_times_gpus():
 def test_cluster_power_racks_and_facility():
     """48 B200 in 20 kW air racks: 6 nodes of 14.3 kW, one node per rack -> 6 racks, 85.8 kW IT,
     132.1 kW at PUE 1.54 (the article's table says 48 kW)."""
-    p = cluster_power(48, gpus_per_node=8, tdp_w=1000, host_overhead_kw=6.3, rack_limit_kw=20,
-                      nodes_per_rack_max=3, pue=1.54)
+    p = cluster_power(
+        48,
+        gpus_per_node=8,
+        tdp_w=1000,
+        host_overhead_kw=6.3,
+        rack_limit_kw=20,
+        nodes_per_rack_max=3,
+        pue=1.54,
+    )
     assert p["it_kw"] == pytest.approx(85.8)
     assert p["racks"] == 6
     assert p["facility_kw"] == pytest.approx(85.8 * 1.54)
 
 
 def test_nvl72_rack_does_not_fit_an_air_rack():
-    p = cluster_power(72, gpus_per_node=4, tdp_w=1400, host_overhead_kw=1.9, rack_limit_kw=20,
-                      nodes_per_rack_max=18, pue=1.5, scale_up_domain_gpus=72)
+    p = cluster_power(
+        72,
+        gpus_per_node=4,
+        tdp_w=1400,
+        host_overhead_kw=1.9,
+        rack_limit_kw=20,
+        nodes_per_rack_max=18,
+        pue=1.5,
+        scale_up_domain_gpus=72,
+    )
     assert p["block_exceeds_rack"] and p["block_kw"] == pytest.approx(18 * (5.6 + 1.9))
 
 
 def test_ownership_cost_by_hand():
     """$1M capex, 5 years, 15% resale, 9% capital: amortization 170,000 + capital 51,750 +
     colocation 10 kW x 12 x 195 = 23,400; energy 10 kW x 1.5 x $0.10 x (4,380 + 4,380 x 0.25)."""
-    own = ownership_per_year(1e6, life_years=5, resale_fraction=0.15, cost_of_capital=0.09, it_kw=10, pue=1.5,
-                             electricity_usd_per_kwh=0.10, busy_hours_per_year=4380, idle_power_fraction=0.25,
-                             colocation_usd_per_kw_month=195)
+    own = ownership_per_year(
+        1e6,
+        life_years=5,
+        resale_fraction=0.15,
+        cost_of_capital=0.09,
+        it_kw=10,
+        pue=1.5,
+        electricity_usd_per_kwh=0.10,
+        busy_hours_per_year=4380,
+        idle_power_fraction=0.25,
+        colocation_usd_per_kw_month=195,
+    )
     assert own["amortization"] == pytest.approx(170_000)
     assert own["capital"] == pytest.approx(51_750)
     assert own["colocation"] == pytest.approx(23_400)
-    assert own["energy_busy"] + own["energy_idle"] == pytest.approx(10 * 1.5 * 0.10 * (4380 + 4380 * 0.25))
+    assert own["energy_busy"] + own["energy_idle"] == pytest.approx(
+        10 * 1.5 * 0.10 * (4380 + 4380 * 0.25)
+    )
 
 
 def test_capex_counts_servers_and_network():
-    assert capex(16, gpu_price_usd=30000, server_cost_usd_per_node=66600, gpus_per_node=8,
-                 fabric_cost_usd_per_gpu=5000) == pytest.approx(16 * 30000 + 2 * 66600 + 16 * 5000)
+    assert capex(
+        16,
+        gpu_price_usd=30000,
+        server_cost_usd_per_node=66600,
+        gpus_per_node=8,
+        fabric_cost_usd_per_gpu=5000,
+    ) == pytest.approx(16 * 30000 + 2 * 66600 + 16 * 5000)
 
 
 def test_breakeven_runs_by_hand():
     """Fixed $300k/yr + idle energy $20k/yr; renting a run costs $100k, owning's marginal energy $10k
     x (1 - 0.25): 320,000 / (100,000 - 7,500) = 3.46 runs a year."""
-    assert breakeven_runs_per_year(300_000, 20_000, 100_000, 10_000, 0.25) == pytest.approx(320_000 / 92_500)
+    assert breakeven_runs_per_year(300_000, 20_000, 100_000, 10_000, 0.25) == pytest.approx(
+        320_000 / 92_500
+    )
 
 
 def test_claim_check_article_headline_is_physically_impossible():
@@ -268,14 +344,23 @@ def test_inference_moe_keeps_every_expert_resident_but_reads_only_the_routed_wei
     dense = inference_frame(100e9, ["h200-sxm"]).iloc[0]
     assert moe["weights_read_gb_per_step"] == pytest.approx(200.0 * (1 - 0.9 ** moe["batch"]))
     assert dense["weights_read_gb_per_step"] == pytest.approx(200.0)
-    assert moe["gpus_per_replica"] == dense["gpus_per_replica"] == 2  # 200 GB does not fit one 141 GB H200
-    assert moe["prefill_tokens_per_s_per_gpu"] == pytest.approx(10 * dense["prefill_tokens_per_s_per_gpu"])
+    assert (
+        moe["gpus_per_replica"] == dense["gpus_per_replica"] == 2
+    )  # 200 GB does not fit one 141 GB H200
+    assert moe["prefill_tokens_per_s_per_gpu"] == pytest.approx(
+        10 * dense["prefill_tokens_per_s_per_gpu"]
+    )
     assert moe["decode_tokens_per_s_per_gpu"] > dense["decode_tokens_per_s_per_gpu"]
     assert moe["usd_per_million_tokens"] < dense["usd_per_million_tokens"]
     # n_active_params = n_params is the dense model.
     same = inference_frame(100e9, ["h200-sxm"], n_active_params=100e9).iloc[0]
-    assert same["decode_tokens_per_s_per_gpu"] == pytest.approx(dense["decode_tokens_per_s_per_gpu"])
-    with pytest.raises(ValueError, match=r"n_active_params=200000000000.0 exceeds n_params=100000000000.0; allowed: 0 < n_active_params <= n_params"):
+    assert same["decode_tokens_per_s_per_gpu"] == pytest.approx(
+        dense["decode_tokens_per_s_per_gpu"]
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"n_active_params=200000000000.0 exceeds n_params=100000000000.0; allowed: 0 < n_active_params <= n_params",
+    ):
         inference_frame(100e9, ["h200-sxm"], n_active_params=200e9)
     with pytest.raises(ValueError, match=r"n_active_params"):
         inference_frame(100e9, ["h200-sxm"], n_active_params=-1)

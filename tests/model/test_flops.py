@@ -5,7 +5,11 @@ import pandas as pd
 import pytest
 
 from workbook.model.flops import (
-    attention_flops_per_token, chinchilla_tokens, flops_per_token, model_shape, training_flops,
+    attention_flops_per_token,
+    chinchilla_tokens,
+    flops_per_token,
+    model_shape,
+    training_flops,
 )
 
 
@@ -58,7 +62,9 @@ def test_moe_shape_is_its_active_path():
     Lt, dt = model_shape(671e9)
     assert Lt * dt / (61 * 7168) > 6
     # Hand value: 6 x 37e9 + 6 x s x L x d with L = cbrt(37e9 / (12 x 128^2)) = 57.30, d = sqrt(37e9 / (12 L)) = 7,336.
-    assert flops_per_token(671e9, n_active_params=37e9, seq_len=4096) == pytest.approx(6 * 37e9 + 6 * 4096 * 57.30 * 7336, rel=1e-3)
+    assert flops_per_token(671e9, n_active_params=37e9, seq_len=4096) == pytest.approx(
+        6 * 37e9 + 6 * 4096 * 57.30 * 7336, rel=1e-3
+    )
     # A dense model of the active size has the same attention term.
     assert flops_per_token(671e9, n_active_params=37e9) == pytest.approx(flops_per_token(37e9))
 
@@ -83,7 +89,10 @@ def test_bad_n_params_names_argument_value_and_rule(bad):
 
 
 def test_unknown_attention_convention_lists_valid_ones():
-    with pytest.raises(ValueError, match="attention='sparse'.*causal, full, none|attention='sparse'.*full, causal, none"):
+    with pytest.raises(
+        ValueError,
+        match="attention='sparse'.*causal, full, none|attention='sparse'.*full, causal, none",
+    ):
         flops_per_token(7e9, attention="sparse")
 
 

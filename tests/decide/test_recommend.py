@@ -12,9 +12,20 @@ from workbook import ARTICLE_ADVICE, Scenario, ScenarioError, article_comparison
 from workbook.decide import gpu_counts
 from workbook.decide.scenario import ACQUISITIONS
 
-BASE = dict(workload="pretrain", n_params=70e9, n_tokens=5e12, deadline_days=120, budget_usd=2_000_000,
-            runs_per_year=2, site_power_kw=500, rack_limit_kw=40, cooling="air", team_size=5,
-            platform_engineers=0, rocm_experience=False)
+BASE = dict(
+    workload="pretrain",
+    n_params=70e9,
+    n_tokens=5e12,
+    deadline_days=120,
+    budget_usd=2_000_000,
+    runs_per_year=2,
+    site_power_kw=500,
+    rack_limit_kw=40,
+    cooling="air",
+    team_size=5,
+    platform_engineers=0,
+    rocm_experience=False,
+)
 
 
 @pytest.fixture(scope="module")
@@ -23,6 +34,7 @@ def recs():
 
 
 # --- Scenario ------------------------------------------------------------------------------------
+
 
 def test_scenario_round_trips_yaml_and_json(tmp_path):
     s = Scenario(**BASE)
@@ -33,16 +45,19 @@ def test_scenario_round_trips_yaml_and_json(tmp_path):
     assert set(json.loads(s.to_json())) == set(Scenario.model_fields)  # keys = field names
 
 
-@pytest.mark.parametrize("field, value, match", [
-    ("n_params", -1, r"n_params=-1: allowed: a value greater than 0"),
-    ("cooling", "water", r"cooling='water': is not allowed; allowed: 'air' or 'liquid'"),
-    ("budget_usd", "a lot", r"budget_usd='a lot'"),
-    ("team_size", 0, r"team_size=0"),
-    ("acquisition_modes", ["lease"], r"acquisition_modes.0='lease'|acquisition_modes"),
-    ("colour", "red", r"colour='red': is not a scenario field"),
-    ("time_factor", 0, r"time_factor=0: allowed: a value greater than or equal to 0.25"),
-    ("time_factor", 11, r"time_factor=11: allowed: a value less than or equal to 10"),
-])
+@pytest.mark.parametrize(
+    "field, value, match",
+    [
+        ("n_params", -1, r"n_params=-1: allowed: a value greater than 0"),
+        ("cooling", "water", r"cooling='water': is not allowed; allowed: 'air' or 'liquid'"),
+        ("budget_usd", "a lot", r"budget_usd='a lot'"),
+        ("team_size", 0, r"team_size=0"),
+        ("acquisition_modes", ["lease"], r"acquisition_modes.0='lease'|acquisition_modes"),
+        ("colour", "red", r"colour='red': is not a scenario field"),
+        ("time_factor", 0, r"time_factor=0: allowed: a value greater than or equal to 0.25"),
+        ("time_factor", 11, r"time_factor=11: allowed: a value less than or equal to 10"),
+    ],
+)
 def test_bad_fields_raise_a_valueerror_naming_field_and_value(field, value, match):
     data = dict(BASE, **{field: value})
     with pytest.raises(ValueError, match=match) as e:
@@ -71,13 +86,22 @@ def test_gpu_counts_are_node_multiples_and_whole_nvl72_racks():
 
 # --- recommend -----------------------------------------------------------------------------------
 
+
 def test_options_cover_every_accelerator_count_and_mode():
     rec = recommend(Scenario(**BASE), sensitivity=False)
     o = rec.options
     assert set(o["acquisition"]) == set(ACQUISITIONS)
     assert o["accelerator"].nunique() == 23
     assert o["n_gpus"].max() == 16384
-    for col in ("wall_days", "cost_per_run_usd", "cost_per_year_usd", "facility_kw", "racks", "feasible", "failed"):
+    for col in (
+        "wall_days",
+        "cost_per_run_usd",
+        "cost_per_year_usd",
+        "facility_kw",
+        "racks",
+        "feasible",
+        "failed",
+    ):
         assert col in o.columns
 
 
@@ -96,7 +120,10 @@ def test_five_person_team_gets_no_amd_with_the_articles_reason():
 
 
 def test_gaudi_is_not_for_distributed_training():
-    rec = recommend(Scenario(**dict(BASE, budget_usd=50e6, deadline_days=365, platform_engineers=5)), sensitivity=False)
+    rec = recommend(
+        Scenario(**dict(BASE, budget_usd=50e6, deadline_days=365, platform_engineers=5)),
+        sensitivity=False,
+    )
     g = rec.options[(rec.options["accelerator"] == "gaudi3") & (rec.options["nodes"] > 1)]
     assert g["why_team"].str.contains("not for distributed training").all()
 
@@ -113,7 +140,11 @@ def test_liquid_only_parts_are_rejected_in_air_racks_unless_retrofit_allowed():
 
 
 def test_impossible_scenarios_return_nothing_feasible_with_reasons_not_an_exception():
-    for changes in (dict(budget_usd=0), dict(deadline_days=0.5), dict(n_params=5e13, n_tokens=1e12)):
+    for changes in (
+        dict(budget_usd=0),
+        dict(deadline_days=0.5),
+        dict(n_params=5e13, n_tokens=1e12),
+    ):
         rec = recommend(Scenario(**dict(BASE, **changes)), sensitivity=False)
         assert not rec.feasible and rec.top is None
         assert rec.reasons[0].startswith("No option meets every constraint")
@@ -130,7 +161,9 @@ def test_objective_fastest_within_budget_is_faster():
 
 
 def test_pareto_frontier_is_non_dominated():
-    p = recommend(Scenario(**dict(BASE, budget_usd=20e6, deadline_days=365)), sensitivity=False).pareto
+    p = recommend(
+        Scenario(**dict(BASE, budget_usd=20e6, deadline_days=365)), sensitivity=False
+    ).pareto
     assert len(p) >= 2
     assert (np.diff(p["time_to_result_days"].to_numpy()) >= 0).all()
     assert (np.diff(p["cost_per_run_usd"].to_numpy()) < 0).all()
@@ -207,23 +240,37 @@ def test_article_headline_scenario_is_infeasible_and_says_why(recs):
     rec = recs["article-70b-5t-48-days"]
     assert not rec.feasible
     assert "deadline" in rec.reasons[0]
-    assert any("do not fit in a year" in r or "days (lead time + run)" in r for r in rec.reasons[1:])
+    assert any(
+        "do not fit in a year" in r or "days (lead time + run)" in r for r in rec.reasons[1:]
+    )
 
 
 def test_series_a_does_not_need_two_b200_nodes(recs):
     rec = recs["series-a-healthcare-17b-lora"]
     assert rec.top.n_gpus <= 8 and rec.top.first_year_cost_usd < 250_000
-    b200 = rec.options[(rec.options["accelerator"] == "b200-hgx") & (rec.options["n_gpus"] == 16)
-                       & (rec.options["acquisition"] == "buy-new")]
+    b200 = rec.options[
+        (rec.options["accelerator"] == "b200-hgx")
+        & (rec.options["n_gpus"] == 16)
+        & (rec.options["acquisition"] == "buy-new")
+    ]
     assert not b200["feasible"].any()  # 2 B200 nodes blow the $250K / 15 kW envelope
 
 
 # --- sensitivity ---------------------------------------------------------------------------------
 
+
 def test_tornado_and_monte_carlo(recs):
     rec = recs["funded-startup-30b-domain"]
     t = rec.sensitivity
-    assert {"assumption", "low", "high", "cost_per_run_at_low", "cost_per_run_at_high", "flips", "flips_at"} <= set(t.columns)
+    assert {
+        "assumption",
+        "low",
+        "high",
+        "cost_per_run_at_low",
+        "cost_per_run_at_high",
+        "flips",
+        "flips_at",
+    } <= set(t.columns)
     assert len(t) >= 6
     assert (t["swing_usd"].diff().dropna() <= 0).all()  # sorted like a tornado
     mc = rec.monte_carlo
@@ -247,8 +294,8 @@ def test_sensitivity_added_later_equals_recommend_with_it():
 def test_pick_says_whether_it_still_makes_the_deadline_at_the_slow_end_of_published_runs():
     """The slow end is the 90th percentile of published / predicted GPU-hours on the held-out runs
     (workbook.validate.time_range); the reason applies it to the pick's days by hand-checkable arithmetic."""
-    from workbook.guides import analyses as A
     from workbook.calibrate import validate
+    from workbook.guides import analyses as A
 
     rng = validate.holdout_time_range()
     t = A.accuracy_table()
@@ -260,13 +307,21 @@ def test_pick_says_whether_it_still_makes_the_deadline_at_the_slow_end_of_publis
         rec = recommend(s, sensitivity=False)
         slow = rec.top.wall_days * rng["high"]
         ttr = rec.top.lead_time_days + slow
-        assert (ttr <= s.deadline_days) is fits  # both cases: one pick keeps its margin, one loses it
+        assert (
+            ttr <= s.deadline_days
+        ) is fits  # both cases: one pick keeps its margin, one loses it
         line = [r for r in rec.reasons if r.startswith("If the run overshoots its prediction")]
         assert len(line) == 1
-        assert f"({rng['high']:.2f}x, the 90th percentile of {rng['n']} held-out runs): {slow:,.0f} days, {ttr:,.0f} days" in line[0]
+        assert (
+            f"({rng['high']:.2f}x, the 90th percentile of {rng['n']} held-out runs): {slow:,.0f} days, {ttr:,.0f} days"
+            in line[0]
+        )
         margin = abs(s.deadline_days - ttr)
-        word = f"still inside the {s.deadline_days:g}-day deadline by {margin:,.0f} days" if fits else \
-            f"{margin:,.0f} days past the {s.deadline_days:g}-day deadline"
+        word = (
+            f"still inside the {s.deadline_days:g}-day deadline by {margin:,.0f} days"
+            if fits
+            else f"{margin:,.0f} days past the {s.deadline_days:g}-day deadline"
+        )
         assert word + "." in line[0]
 
 
@@ -280,14 +335,21 @@ def test_a_pick_that_misses_at_the_slow_end_names_the_cheapest_option_that_would
     rng = validate.holdout_time_range()
     rec = recommend(s, sensitivity=False)
     o = rec.options
-    slow_ok = o["feasible"] & (o["lead_time_days"] + o["wall_days"] * rng["high"] <= s.deadline_days)
+    slow_ok = o["feasible"] & (
+        o["lead_time_days"] + o["wall_days"] * rng["high"] <= s.deadline_days
+    )
     robust = o[slow_ok].sort_values(["cost_per_run_usd", "time_to_result_days"]).iloc[0]
-    assert not (robust["accelerator"] == rec.top.accelerator and robust["n_gpus"] == rec.top.n_gpus
-                and robust["acquisition"] == rec.top.acquisition)
+    assert not (
+        robust["accelerator"] == rec.top.accelerator
+        and robust["n_gpus"] == rec.top.n_gpus
+        and robust["acquisition"] == rec.top.acquisition
+    )
     line = next(r for r in rec.reasons if r.startswith("If the run overshoots"))
     assert "past the 90-day deadline" in line
-    assert (f"The best-ranked option that would: rent on demand {int(robust['n_gpus'])} x {robust['name']}, "
-            f"{robust['wall_days']:,.1f} days, ${robust['cost_per_run_usd']:,.0f} per run") in line
+    assert (
+        f"The best-ranked option that would: rent on demand {int(robust['n_gpus'])} x {robust['name']}, "
+        f"{robust['wall_days']:,.1f} days, ${robust['cost_per_run_usd']:,.0f} per run"
+    ) in line
     # Renting twice the GPUs for half the time costs about the same: the margin is nearly free here.
     assert robust["n_gpus"] == 2 * rec.top.n_gpus
     assert robust["cost_per_run_usd"] == pytest.approx(rec.top.cost_per_run_usd, rel=0.01)
@@ -300,18 +362,32 @@ def test_time_factor_scales_days_gpu_hours_and_rent_of_every_option():
     from workbook.decide import option_row
 
     s = presets["funded-startup-30b-domain"]
-    base, slow = recommend(s, sensitivity=False), recommend(s.replace(time_factor=1.5), sensitivity=False)
+    base, slow = (
+        recommend(s, sensitivity=False),
+        recommend(s.replace(time_factor=1.5), sensitivity=False),
+    )
     top = base.top
     a = option_row(base.options, top.accelerator, top.n_gpus, "rent-on-demand")
     b = option_row(slow.options, top.accelerator, top.n_gpus, "rent-on-demand")
-    assert b["wall_days"] == pytest.approx(1.5 * a["wall_days"]) and b["gpu_hours"] == pytest.approx(1.5 * a["gpu_hours"])
-    assert b["mfu"] == pytest.approx(a["mfu"] / 1.5) and b["cost_per_run_usd"] == pytest.approx(1.5 * a["cost_per_run_usd"])
+    assert b["wall_days"] == pytest.approx(1.5 * a["wall_days"]) and b[
+        "gpu_hours"
+    ] == pytest.approx(1.5 * a["gpu_hours"])
+    assert b["mfu"] == pytest.approx(a["mfu"] / 1.5) and b["cost_per_run_usd"] == pytest.approx(
+        1.5 * a["cost_per_run_usd"]
+    )
     assert b["cost_per_run_usd"] == pytest.approx(b["n_gpus"] * b["wall_days"] * 24.0 * b["price"])
     assert (b["time_factor"], a["time_factor"]) == (1.5, 1.0)
-    assert b["step_s"] == pytest.approx(a["step_s"])  # the engine's step-time breakdown is unchanged
+    assert b["step_s"] == pytest.approx(
+        a["step_s"]
+    )  # the engine's step-time breakdown is unchanged
     reasons = " ".join(slow.reasons)
-    assert f"Planned at your time factor of 1.5x the engine's prediction: {slow.top.wall_days:.0f} days per run" in reasons
-    assert "If the run overshoots" not in reasons and "If the run overshoots" in " ".join(base.reasons)
+    assert (
+        f"Planned at your time factor of 1.5x the engine's prediction: {slow.top.wall_days:.0f} days per run"
+        in reasons
+    )
+    assert "If the run overshoots" not in reasons and "If the run overshoots" in " ".join(
+        base.reasons
+    )
     assert "time factor" not in " ".join(base.reasons)
 
 
@@ -324,4 +400,7 @@ def test_a_time_factor_can_move_the_pick_to_meet_the_deadline():
     assert base.top.lead_time_days + 1.95 * base.top.wall_days > s.deadline_days
     assert slow.top is not None and slow.top.time_to_result_days <= s.deadline_days
     assert (slow.top.accelerator, slow.top.n_gpus, slow.top.acquisition) != (
-        base.top.accelerator, base.top.n_gpus, base.top.acquisition)
+        base.top.accelerator,
+        base.top.n_gpus,
+        base.top.acquisition,
+    )

@@ -17,15 +17,13 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
-from workbook.guides import analyses as A
-
-from workbook.present import memo as rp
 from workbook.cli import main
-from workbook.decide import recommend
-from workbook.decide import presets
+from workbook.decide import presets, recommend
 from workbook.decide.scenario import Scenario, ScenarioError
+from workbook.guides import analyses as A
+from workbook.present import memo as rp
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 #: A rented pick, a bought pick, and the article's impossible headline (nothing feasible).
 PRESETS = (
@@ -122,7 +120,9 @@ def test_memo_says_how_far_to_trust_the_time_estimate(batch):
     text = _text(batch.html[PRESETS[0]])
     assert "How far to trust the time estimate" in text
     trust = A.time_model_trust(rec.top.accelerator, wall_days=rec.top.wall_days)
-    assert trust in text and "For the predicted " in trust  # the range applied to the pick's own days
+    assert (
+        trust in text and "For the predicted " in trust
+    )  # the range applied to the pick's own days
 
 
 # --- parameters: validated before anything runs --------------------------------------------------
