@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ..catalog import DATA_DIR, load_catalog
-from ..model.estimate import estimate_frame
+from ..model import estimate_frame
 
 #: GPU count used when a run does not publish one. The LLaMA paper states 2,048 A100-80GB for its
 #: models (Touvron et al. 2023, Sec. 2.4); the others do not say. GPU-hours depend on it only

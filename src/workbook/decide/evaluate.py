@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..model import cost
-from ..model.cost import HOURS_PER_YEAR, breakeven_runs_per_year
+from ..model import breakeven_runs_per_year, cost
+from ..units import HOURS_PER_YEAR
 from .scenario import Scenario
 
 

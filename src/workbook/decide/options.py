@@ -9,8 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..catalog import Catalog, load_catalog
-from ..model.estimate import assumption_values, estimate_frame
-from ..model.power import cluster_power
+from ..model import assumption_values, cluster_power, estimate_frame
 from .scenario import ACQUISITIONS, Scenario
 
 #: Node counts tried for each accelerator: ~2 per octave up to 16,384 GPUs.

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..calibrate.trust import time_model_trust
+from ..calibrate import time_model_trust
 from ..catalog import Catalog, load_catalog
 from ..text import MODE_PHRASE
 from . import sensitivity

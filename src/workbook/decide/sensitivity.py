@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..catalog import Catalog
-from ..model.step_time import goodput
+from ..model import goodput
 from .evaluate import best_index, evaluate_arrays
 
 

@@ -22,25 +22,33 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..calibrate.accuracy import (
+from ..calibrate import (
     accuracy_bias,
     accuracy_floor,
     accuracy_summary,
     accuracy_table,
     benchmark_table,
     throughput_ratio_table,
+    time_model_trust,
     twin_pair_table,
 )
-from ..calibrate.trust import time_model_trust
 from ..catalog import Catalog, resolve_catalog
 from ..checks import check_choice, check_number, need_columns
 from ..decide import Scenario, breakeven_for, evaluate, gpu_counts, presets, recommend
-from ..model import cost
-from ..model.claims import check_claim
-from ..model.estimate import METHODS, PRECISIONS, assumption_values, estimate_frame
-from ..model.memory import FROZEN_BASE_BYTES, GB, STATE_BYTES, activation_memory_gb
-from ..model.power import cluster_power
-from ..model.serving import inference_frame
+from ..model import (
+    FROZEN_BASE_BYTES,
+    METHODS,
+    PRECISIONS,
+    STATE_BYTES,
+    activation_memory_gb,
+    assumption_values,
+    check_claim,
+    cluster_power,
+    cost,
+    estimate_frame,
+    inference_frame,
+)
+from ..units import GB
 
 if TYPE_CHECKING:
     import altair as alt
@@ -581,7 +589,7 @@ def pilot_time_factor(
     precision), ``in_scenario_range`` (whether a Scenario accepts the factor, 0.25 to 10).
     """
     from ..decide import TIME_FACTOR_RANGE
-    from ..model.flops import flops_per_token
+    from ..model import flops_per_token
 
     check_number("measured_tokens_per_s_per_gpu", measured_tokens_per_s_per_gpu, positive=True)
     if not isinstance(config, Mapping):

@@ -1,1 +1,70 @@
-"""TODO"""
+"""The formulas: FLOPs, memory, step time, goodput, power, cost, serving, claims, and the estimate
+pipeline over them. Arrays in, arrays out; other layers import from here."""
+
+from . import cost
+from .claims import ClaimCheck, check_claim
+from .cost import (
+    breakeven_runs_per_year,
+    capex,
+    ownership_per_year,
+    rent_cost_per_run,
+    reserved_cost_per_year,
+)
+from .estimate import (
+    METHODS,
+    PRECISIONS,
+    TrainingEstimate,
+    assumption_values,
+    estimate_frame,
+    estimate_training,
+)
+from .flops import (
+    ATTENTION_CONVENTIONS,
+    METHOD_FLOPS_PER_PARAM,
+    chinchilla_tokens,
+    flops_per_token,
+    model_shape,
+    training_flops,
+)
+from .memory import (
+    FROZEN_BASE_BYTES,
+    STATE_BYTES,
+    activation_memory_gb,
+    adapter_state_memory_gb,
+    model_state_memory_gb,
+)
+from .power import cluster_power, node_power_kw
+from .serving import inference_frame
+from .step_time import goodput
+
+__all__ = [
+    "ATTENTION_CONVENTIONS",
+    "ClaimCheck",
+    "FROZEN_BASE_BYTES",
+    "METHODS",
+    "METHOD_FLOPS_PER_PARAM",
+    "PRECISIONS",
+    "STATE_BYTES",
+    "TrainingEstimate",
+    "activation_memory_gb",
+    "adapter_state_memory_gb",
+    "assumption_values",
+    "breakeven_runs_per_year",
+    "capex",
+    "check_claim",
+    "chinchilla_tokens",
+    "cluster_power",
+    "cost",
+    "estimate_frame",
+    "estimate_training",
+    "flops_per_token",
+    "goodput",
+    "inference_frame",
+    "model_shape",
+    "model_state_memory_gb",
+    "node_power_kw",
+    "ownership_per_year",
+    "rent_cost_per_run",
+    "reserved_cost_per_year",
+    "training_flops",
+]

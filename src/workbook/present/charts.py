@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..decide import Recommendation, evaluate_arrays, site_defaults
-from ..model.cost import HOURS_PER_YEAR
+from ..units import HOURS_PER_YEAR
 
 WIDTH, HEIGHT = 520, 260
 

@@ -563,7 +563,7 @@ def _section_sensitivity(rec: Any) -> str:
 
 
 def _section_trust(rec: Any) -> str:
-    from ..calibrate.trust import time_model_trust
+    from ..calibrate import time_model_trust
 
     top = getattr(rec, "top", None)
     text = time_model_trust(

@@ -560,7 +560,7 @@ class WorkbookApp:
 
     def _trust(self) -> str:
         """:func:`workbook.analyses.time_model_trust` for the pick's accelerator and days (~0.1 s; cached)."""
-        from ...calibrate.trust import time_model_trust
+        from ...calibrate import time_model_trust
 
         top = self.rec.top
         acc, days = (top.accelerator, top.wall_days) if top is not None else (None, None)
