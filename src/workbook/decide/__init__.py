@@ -1,5 +1,7 @@
-"""The decision: a scenario, its options, their evaluation, the sensitivity of the pick, the reasons."""
+"""The decision: a scenario, its options, their evaluation, the sensitivity of the pick, the
+reasons. The options table's columns are declared in :mod:`workbook.decide.columns`."""
 
+from .columns import OPTION_COLUMNS, Column, option_columns
 from .evaluate import (
     best_index,
     breakeven_for,
@@ -8,6 +10,7 @@ from .evaluate import (
     evaluate_arrays,
     option_position,
     option_row,
+    rank_columns,
 )
 from .options import Option, gpu_counts, site_defaults, sweep
 from .presets import ARTICLE_ADVICE, ARTICLE_OPTION, article_comparison, presets
@@ -27,8 +30,10 @@ __all__ = [
     "ARTICLE_ADVICE",
     "ARTICLE_OPTION",
     "OBJECTIVES",
+    "OPTION_COLUMNS",
     "TIME_FACTOR_RANGE",
     "WORKLOADS",
+    "Column",
     "Option",
     "Recommendation",
     "Scenario",
@@ -42,8 +47,10 @@ __all__ = [
     "evaluate_arrays",
     "gpu_counts",
     "monte_carlo",
+    "option_columns",
     "option_row",
     "presets",
+    "rank_columns",
     "recommend",
     "site_defaults",
     "sweep",

@@ -1,5 +1,10 @@
 """Times, costs and the moving constraints of every option as arrays: re-evaluated by the ranking,
-the sensitivity tornado and the Monte Carlo without re-running the sweep."""
+the sensitivity tornado and the Monte Carlo without re-running the sweep.
+
+Also the one place that finds an option by its key (:func:`option_position`, :func:`option_row`),
+ranks (:func:`rank_columns`, :func:`best_index`), prices a cluster against runs per year
+(:func:`cost_per_year_curve`) and finds where buying beats renting (:func:`breakeven_for`).
+"""
 
 from __future__ import annotations
 
@@ -9,8 +14,19 @@ import numpy as np
 import pandas as pd
 
 from ..model import breakeven_runs_per_year, cost
-from ..units import HOURS_PER_YEAR
+from ..units import (
+    DAYS_PER_WEEK,
+    HOURS_PER_DAY,
+    HOURS_PER_YEAR,
+    MONTHS_PER_YEAR,
+    TOKENS_PER_MILLION,
+)
 from .scenario import Scenario
+
+
+def _floats(o: pd.DataFrame, column: str) -> np.ndarray:
+    """One column of the options table as floats."""
+    return o[column].to_numpy(float)
 
 
 def evaluate_arrays(
@@ -26,62 +42,27 @@ def evaluate_arrays(
 ) -> dict:
     """Times, costs, budget and deadline checks of every option as numpy arrays.
 
-    Factors scale the base values and may be scalars, per-option arrays, or ``(samples, 1)`` columns
-    (Monte Carlo), which broadcast to ``(samples, options)``.
+    Factors [x] scale the base values and may be scalars, per-option arrays, or ``(samples, 1)``
+    columns (Monte Carlo), which broadcast to ``(samples, options)``. The keys are the ``evaluate``
+    columns of :mod:`workbook.decide.columns`: a rented option costs its runs' rent (a reservation
+    the whole year's), an owned one its yearly ownership
+    (:func:`workbook.model.cost.ownership_per_year`); an owned option's first year is its purchase
+    plus a year's energy and colocation.
     """
-    col = lambda c: o[c].to_numpy(float)  # noqa: E731
     runs = s.runs_per_year * np.asarray(runs_factor, float)
-    wall_days = col("base_wall_days") * time_factor * (1.0 + col("spot_overhead"))
-    wall_h = wall_days * 24.0
-    n, price = col("n_gpus"), col("price")
+    wall_days = _floats(o, "base_wall_days") * time_factor * (1.0 + _floats(o, "spot_overhead"))
+    # Unsupported precision (NaN days): already infeasible (static), costs nothing here.
+    wall_h = np.nan_to_num(wall_days * HOURS_PER_DAY, nan=0.0)
+    rent_run, reserved_year = _rent_costs(s, o, wall_h, runs, rent_price_factor)
+    own = _ownership_costs(o, wall_h, runs, buy_price_factor, electricity_factor)
     is_buy = o["is_buy"].to_numpy(bool)
     reserved = (o["acquisition"] == "rent-reserved").to_numpy(bool)
-    wall_h = np.nan_to_num(wall_h, nan=0.0)  # unsupported precision: already infeasible (static)
-    rent_run = cost.rent_cost_per_run(n * wall_h, price * rent_price_factor)
-    reserved_year = cost.reserved_cost_per_year(n, wall_h, runs, price * rent_price_factor)
-    capex = cost.capex(
-        n,
-        gpu_price_usd=price * buy_price_factor,
-        gpus_per_node=col("gpus_per_node"),
-        server_cost_usd_per_node=col("server_cost_usd_per_node") * buy_price_factor,
-        fabric_cost_usd_per_gpu=col("fabric_cost_usd_per_gpu"),
-        retrofit_usd=col("retrofit_usd"),
-    )
-    kw, colo = col("it_kw"), col("colocation")
-    own = cost.ownership_per_year(
-        capex,
-        life_years=col("life_years"),
-        resale_fraction=col("resale"),
-        cost_of_capital=col("capital_rate"),
-        it_kw=kw,
-        pue=col("pue"),
-        electricity_usd_per_kwh=col("electricity") * electricity_factor,
-        busy_hours_per_year=wall_h * runs,
-        idle_power_fraction=col("idle_power_fraction"),
-        colocation_usd_per_kw_month=colo,
-    )
-    fixed, energy = own["fixed"], own["energy_busy"] + own["energy_idle"]
     per_year = np.where(is_buy, own["total"], np.where(reserved, reserved_year, rent_run * runs))
     per_run = per_year / runs
-    first_year = np.where(is_buy, capex + energy + kw * 12.0 * colo, per_year)
-    lead = col("base_lead_time_days") * lead_time_factor
+    first_year = np.where(is_buy, own["first_year"], per_year)
+    lead = _floats(o, "base_lead_time_days") * lead_time_factor
     ttr = lead + wall_days
-    fits_year = wall_h * runs <= HOURS_PER_YEAR * (1 + 1e-9)
-    deadline_ok = ttr <= s.deadline_days
-    lead_ok = (
-        np.ones_like(ttr, bool)
-        if s.lead_time_tolerance_weeks is None
-        else lead <= s.lead_time_tolerance_weeks * 7.0
-    )
-    budget_ok = first_year <= s.budget_usd
-    feasible = (
-        o["static_ok"].to_numpy(bool)
-        & deadline_ok
-        & lead_ok
-        & budget_ok
-        & fits_year
-        & np.isfinite(per_run)
-    )
+    checks = _moving_checks(s, o, wall_h * runs, lead, ttr, first_year, per_run)
     return {
         "wall_days": wall_days,
         "lead_time_days": lead,
@@ -89,11 +70,90 @@ def evaluate_arrays(
         "cost_per_run_usd": per_run,
         "cost_per_year_usd": per_year,
         "first_year_cost_usd": first_year,
-        "capex_usd": np.where(is_buy, capex, 0.0),
-        "usd_per_million_tokens": per_run / (s.tokens / 1e6),
+        "capex_usd": np.where(is_buy, own["capex"], 0.0),
+        "usd_per_million_tokens": per_run / (s.tokens / TOKENS_PER_MILLION),
+        "schedule_fits_year": checks["schedule_fits_year"],
+        "energy_usd_per_year": np.where(is_buy, own["energy"], 0.0),
+        "fixed_usd_per_year": np.where(is_buy, own["fixed"], 0.0),
+        "deadline_ok": checks["deadline_ok"],
+        "lead_ok": checks["lead_ok"],
+        "budget_ok": checks["budget_ok"],
+        "feasible": checks["feasible"],
+    }
+
+
+def _rent_costs(
+    s: Scenario, o: pd.DataFrame, wall_h, runs, rent_price_factor
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rent of one run at the option's hourly price [USD], and a year's reservation of the cluster
+    for ``runs`` runs of ``wall_h`` hours [USD/yr] (every option priced as if rented)."""
+    n, price = _floats(o, "n_gpus"), _floats(o, "price")
+    rent_run = cost.rent_cost_per_run(n * wall_h, price * rent_price_factor)
+    reserved_year = cost.reserved_cost_per_year(n, wall_h, runs, price * rent_price_factor)
+    return rent_run, reserved_year
+
+
+def _ownership_costs(
+    o: pd.DataFrame, wall_h, runs, buy_price_factor, electricity_factor
+) -> dict[str, np.ndarray]:
+    """Owning every option's cluster (every option priced as if bought) [USD, USD/yr]: ``capex``,
+    the yearly ``fixed`` costs, ``energy`` (busy and idle), ``total`` a year, and ``first_year``
+    (purchase, a year's energy and colocation)."""
+    capex = cost.capex(
+        _floats(o, "n_gpus"),
+        gpu_price_usd=_floats(o, "price") * buy_price_factor,
+        gpus_per_node=_floats(o, "gpus_per_node"),
+        server_cost_usd_per_node=_floats(o, "server_cost_usd_per_node") * buy_price_factor,
+        fabric_cost_usd_per_gpu=_floats(o, "fabric_cost_usd_per_gpu"),
+        retrofit_usd=_floats(o, "retrofit_usd"),
+    )
+    kw, colo = _floats(o, "it_kw"), _floats(o, "colocation")
+    own = cost.ownership_per_year(
+        capex,
+        life_years=_floats(o, "life_years"),
+        resale_fraction=_floats(o, "resale"),
+        cost_of_capital=_floats(o, "capital_rate"),
+        it_kw=kw,
+        pue=_floats(o, "pue"),
+        electricity_usd_per_kwh=_floats(o, "electricity") * electricity_factor,
+        busy_hours_per_year=wall_h * runs,
+        idle_power_fraction=_floats(o, "idle_power_fraction"),
+        colocation_usd_per_kw_month=colo,
+    )
+    energy = own["energy_busy"] + own["energy_idle"]
+    return {
+        "capex": capex,
+        "fixed": own["fixed"],
+        "energy": energy,
+        "total": own["total"],
+        "first_year": capex + energy + kw * MONTHS_PER_YEAR * colo,
+    }
+
+
+def _moving_checks(
+    s: Scenario, o: pd.DataFrame, busy_hours, lead_days, ttr_days, first_year_usd, per_run_usd
+) -> dict[str, np.ndarray]:
+    """The constraints that move with the factors: the year's runs fit in a year, the deadline
+    (lead time included), the lead-time tolerance, the budget; ``feasible`` adds the static ones and
+    a finite cost."""
+    fits_year = busy_hours <= HOURS_PER_YEAR * (1 + 1e-9)
+    deadline_ok = ttr_days <= s.deadline_days
+    lead_ok = (
+        np.ones_like(ttr_days, bool)
+        if s.lead_time_tolerance_weeks is None
+        else lead_days <= s.lead_time_tolerance_weeks * DAYS_PER_WEEK
+    )
+    budget_ok = first_year_usd <= s.budget_usd
+    feasible = (
+        o["static_ok"].to_numpy(bool)
+        & deadline_ok
+        & lead_ok
+        & budget_ok
+        & fits_year
+        & np.isfinite(per_run_usd)
+    )
+    return {
         "schedule_fits_year": fits_year,
-        "energy_usd_per_year": np.where(is_buy, energy, 0.0),
-        "fixed_usd_per_year": np.where(is_buy, fixed, 0.0),
         "deadline_ok": deadline_ok,
         "lead_ok": lead_ok,
         "budget_ok": budget_ok,
@@ -102,20 +162,26 @@ def evaluate_arrays(
 
 
 def evaluate(s: Scenario, o: pd.DataFrame, **factors) -> pd.DataFrame:
-    """:func:`evaluate_arrays` for scalar or per-option factors, as a DataFrame aligned with ``o``."""
+    """:func:`evaluate_arrays` for scalar or per-option factors, as a DataFrame aligned with
+    ``o``."""
     arrays = evaluate_arrays(s, o, **factors)
     return pd.DataFrame(
         {k: np.broadcast_to(v, (len(o),)) for k, v in arrays.items()}, index=o.index
     )
 
 
+def rank_columns(s: Scenario) -> tuple[str, str]:
+    """The columns options are ranked by, primary first: time to result then cost per run for
+    ``fastest-within-budget``, cost then time for ``cheapest-within-deadline``."""
+    if s.objective == "fastest-within-budget":
+        return ("time_to_result_days", "cost_per_run_usd")
+    return ("cost_per_run_usd", "time_to_result_days")
+
+
 def best_index(s: Scenario, o: pd.DataFrame, ev: dict) -> np.ndarray:
     """Row position of the best feasible option (-1 if none), per sample when ``ev`` is 2-D."""
-    primary, secondary = (
-        ("time_to_result_days", "cost_per_run_usd")
-        if s.objective == "fastest-within-budget"
-        else ("cost_per_run_usd", "time_to_result_days")
-    )
+    primary, secondary = rank_columns(s)
+    # The secondary key breaks ties only: scaled far below any difference of the primary.
     feas = np.atleast_2d(ev["feasible"])
     key = np.where(
         feas, np.atleast_2d(ev[primary]) * (1 + 1e-9 * np.atleast_2d(ev[secondary]) / 1e9), np.inf
@@ -146,7 +212,8 @@ def option_row(
 def cost_per_year_curve(s: Scenario, o: pd.DataFrame, runs_per_year) -> pd.DataFrame:
     """Cost per year of each option in ``o`` at each of ``runs_per_year`` [runs/yr]: one
     :func:`evaluate_arrays` call over a ``(runs, options)`` grid. Long table: ``runs_per_year``,
-    ``acquisition``, ``cost_per_year_usd``, ``schedule_fits_year`` (the runs fit in 8,760 hours)."""
+    ``acquisition``, ``cost_per_year_usd``, ``schedule_fits_year`` (the runs fit in a year's
+    :data:`workbook.units.HOURS_PER_YEAR`)."""
     runs = np.asarray(runs_per_year, float)
     ev = evaluate_arrays(s, o, runs_factor=(runs / s.runs_per_year)[:, None])
     shape = (len(runs), len(o))
@@ -161,7 +228,8 @@ def cost_per_year_curve(s: Scenario, o: pd.DataFrame, runs_per_year) -> pd.DataF
 
 
 def breakeven_for(s: Scenario, o: pd.DataFrame, best: pd.Series) -> float:
-    """Runs per year above which buying new beats renting on demand, for the best option's cluster."""
+    """Runs per year above which buying new beats renting on demand, for the best option's cluster
+    (NaN where either is missing or has no finite cost) [runs/yr]."""
     buy = option_row(o, best["accelerator"], best["n_gpus"], "buy-new")
     rent = option_row(o, best["accelerator"], best["n_gpus"], "rent-on-demand")
     if buy is None or rent is None:
@@ -169,7 +237,7 @@ def breakeven_for(s: Scenario, o: pd.DataFrame, best: pd.Series) -> float:
     if not (np.isfinite(buy["fixed_usd_per_year"]) and np.isfinite(rent["cost_per_run_usd"])):
         return math.nan
     kw, pue, elec, idle = buy["it_kw"], buy["pue"], buy["electricity"], buy["idle_power_fraction"]
-    energy_run = kw * pue * elec * buy["wall_days"] * 24.0
+    energy_run = kw * pue * elec * buy["wall_days"] * HOURS_PER_DAY
     idle_year = kw * pue * elec * HOURS_PER_YEAR * idle
     return float(
         breakeven_runs_per_year(

@@ -1,4 +1,5 @@
-"""The reasons in words: why the pick wins, why each option failed, the one-sentence headline."""
+"""The reasons in words: why each option failed the moving constraints, why the pick wins (one
+function per reason), the one-sentence headline, the runners-up and the rejected accelerators."""
 
 from __future__ import annotations
 
@@ -7,37 +8,26 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..text import MODE_PHRASE, days_text
-from .options import CONSTRAINTS, _texts
+from ..calibrate import RANGE_QUANTILES
+from ..text import MODE_PHRASE, days_text, runs_text
+from .feasibility import CONSTRAINTS, reason_texts
+from .options import Option
 from .scenario import Scenario
 
+# ----------------------------------------------------------------------------------------------
+# The moving constraints of every option (deadline, lead time, budget), its distance from feasible
 
-def _runs(n: float) -> str:
-    return f"{n:g} run" + ("" if n == 1 else "s")
 
-
-def _moving_reasons(s: Scenario, o: pd.DataFrame) -> pd.DataFrame:
-    deadline = _texts(
-        ~o["deadline_ok"].to_numpy(bool),
-        lambda lt, w, t: (
-            f"takes {lt:,.0f} + {w:,.0f} = {t:,.0f} days (lead time + run); deadline {s.deadline_days:g} days"
-        ),
-        o["lead_time_days"],
-        o["wall_days"],
-        o["time_to_result_days"],
-    )
-    year = ~o["schedule_fits_year"].to_numpy(bool)
-    runs = _runs(s.runs_per_year)
-    deadline[year] = [
-        f"{runs} of {w:,.0f} days do not fit in a year" + (f"; {d}" if d else "")
-        for w, d in zip(o["wall_days"].to_numpy(float)[year], deadline[year])
-    ]
-    o["why_deadline"] = deadline
-    o["why_lead_time"] = _texts(
+def moving_reasons(s: Scenario, o: pd.DataFrame) -> pd.DataFrame:
+    """Add the ``reasons`` columns of :mod:`workbook.decide.columns` to the evaluated options
+    ``o`` (in place) and return it: ``why_deadline``, ``why_lead_time``, ``why_budget``, every
+    failure in ``failed``, their count ``n_failed`` and the ``shortfall`` score."""
+    o["why_deadline"] = _deadline_reasons(s, o)
+    o["why_lead_time"] = reason_texts(
         ~o["lead_ok"].to_numpy(bool),
         lambda: f"lead time beyond {s.lead_time_tolerance_weeks} weeks",
     )
-    o["why_budget"] = _texts(
+    o["why_budget"] = reason_texts(
         ~o["budget_ok"].to_numpy(bool),
         lambda c: f"first year costs ${c:,.0f}; budget ${s.budget_usd:,.0f}",
         o["first_year_cost_usd"],
@@ -45,7 +35,35 @@ def _moving_reasons(s: Scenario, o: pd.DataFrame) -> pd.DataFrame:
     why = o[[f"why_{k}" for k in CONSTRAINTS]].to_numpy(object)
     o["failed"] = ["; ".join(filter(None, row)) for row in why]
     o["n_failed"] = (why != "").sum(axis=1)
-    # How far an option is from feasible: static failures count fully, deadline and budget by how far over.
+    o["shortfall"] = _shortfall(s, o)
+    return o
+
+
+def _deadline_reasons(s: Scenario, o: pd.DataFrame) -> np.ndarray:
+    """Why an option misses the deadline (lead time + run) or its year's runs do not fit in a
+    year."""
+    deadline = reason_texts(
+        ~o["deadline_ok"].to_numpy(bool),
+        lambda lt, w, t: (
+            f"takes {lt:,.0f} + {w:,.0f} = {t:,.0f} days (lead time + run); "
+            f"deadline {s.deadline_days:g} days"
+        ),
+        o["lead_time_days"],
+        o["wall_days"],
+        o["time_to_result_days"],
+    )
+    year = ~o["schedule_fits_year"].to_numpy(bool)
+    runs = runs_text(s.runs_per_year)
+    deadline[year] = [
+        f"{runs} of {w:,.0f} days do not fit in a year" + (f"; {d}" if d else "")
+        for w, d in zip(o["wall_days"].to_numpy(float)[year], deadline[year])
+    ]
+    return deadline
+
+
+def _shortfall(s: Scenario, o: pd.DataFrame) -> pd.Series:
+    """How far an option is from feasible: static failures count fully (10 each), deadline and
+    budget by the log of how far over, a schedule that does not fit in a year by 1."""
     static_fail = (
         o["n_failed"]
         - (o["why_deadline"] != "")
@@ -55,16 +73,34 @@ def _moving_reasons(s: Scenario, o: pd.DataFrame) -> pd.DataFrame:
     with np.errstate(divide="ignore", invalid="ignore"):
         over_time = np.log(np.maximum(1.0, o["time_to_result_days"] / s.deadline_days))
         over_budget = np.log(np.maximum(1.0, o["first_year_cost_usd"] / max(s.budget_usd, 1.0)))
-    o["shortfall"] = (
+    return (
         10.0 * static_fail
         + over_time.fillna(10)
         + over_budget.fillna(10)
         + np.where(o["schedule_fits_year"], 0.0, 1.0)
     )
-    return o
 
 
-def _sentence(s: Scenario, top: pd.Series, breakeven: float) -> str:
+# ----------------------------------------------------------------------------------------------
+# Sentences about one option
+
+
+def option_phrase(acquisition: str, n_gpus: float, name: str) -> str:
+    """An option in a sentence: ``rent on demand 16 x NVIDIA H200``."""
+    return f"{MODE_PHRASE[acquisition]} {int(n_gpus)} x {name}"
+
+
+def delta_text(x: float, ref: float) -> str:
+    """``x`` against the pick's ``ref``: ``+12% vs the pick`` (``n/a`` when either is not finite
+    or ``ref`` is 0)."""
+    if not (math.isfinite(x) and math.isfinite(ref)) or ref == 0:
+        return "n/a"
+    d = x / ref - 1
+    return f"{d:+.0%} vs the pick"
+
+
+def pick_sentence(s: Scenario, top: pd.Series) -> str:
+    """The headline: the pick, its shape, days and cost per run and year, and its power."""
     verb = MODE_PHRASE[top["acquisition"]]
     nodes = int(top["nodes"])
     where = (
@@ -88,22 +124,54 @@ def _sentence(s: Scenario, top: pd.Series, breakeven: float) -> str:
     return (
         f"{verb.capitalize()} {int(top['n_gpus'])} x {top['name']} ({shape}{where}): "
         f"{top['wall_days']:,.1f} days per run, ${top['cost_per_run_usd']:,.0f} per run "
-        f"(${top['cost_per_year_usd']:,.0f} a year for {_runs(s.runs_per_year)}), {power}."
+        f"(${top['cost_per_year_usd']:,.0f} a year for {runs_text(s.runs_per_year)}), {power}."
     )
 
 
-def _delta(x: float, ref: float) -> str:
-    if not (math.isfinite(x) and math.isfinite(ref)) or ref == 0:
-        return "n/a"
-    d = x / ref - 1
-    return f"{d:+.0%} vs the pick"
+def runner_up_sentence(r: Option, top: Option) -> str:
+    """A runner-up: its days and cost per run against the pick's."""
+    return (
+        f"{option_phrase(r.acquisition, r.n_gpus, r.name)}: {r.wall_days:,.1f} days, "
+        f"${r.cost_per_run_usd:,.0f} per run "
+        f"({delta_text(r.cost_per_run_usd, top.cost_per_run_usd)})"
+    )
 
 
-def _robust_option(
+def nearest_line(r: pd.Series) -> str:
+    """One of the nearest misses of an infeasible scenario, with what it fails on."""
+    return (
+        f"Nearest: {option_phrase(r['acquisition'], r['n_gpus'], r['name'])} fails on {r['failed']}"
+    )
+
+
+def rejected_line(b: pd.Series) -> str:
+    """Why an accelerator lost: its best feasible option's cost and time, or its nearest miss."""
+    mode, n = MODE_PHRASE[b["acquisition"]], int(b["n_gpus"])
+    if b["feasible"]:
+        return (
+            f"feasible but not the best: {mode} {n} GPUs costs "
+            f"${b['cost_per_run_usd']:,.0f} per run and takes {b['time_to_result_days']:,.0f} days"
+        )
+    return f"best try {mode} {n} GPUs: {b['failed']}"
+
+
+def infeasible_summary(s: Scenario, o: pd.DataFrame) -> str:
+    """The three constraints that rule out the most options."""
+    counts = {k: int((o[f"why_{k}"] != "").sum()) for k in CONSTRAINTS}
+    worst = sorted(counts.items(), key=lambda kv: -kv[1])[:3]
+    parts = ", ".join(f"{k.replace('_', ' ')} rules out {v:,} of {len(o):,}" for k, v in worst if v)
+    return f"No option meets every constraint: {parts}."
+
+
+# ----------------------------------------------------------------------------------------------
+# Why the pick wins: one function per reason (None where a reason does not apply)
+
+
+def robust_option(
     s: Scenario, o: pd.DataFrame, ranked_pos: np.ndarray, time_range: dict | None
 ) -> pd.Series | None:
-    """The best-ranked feasible option that still makes the deadline when its run takes ``time_range["high"]``
-    times its prediction (None when there is no range or no such option)."""
+    """The best-ranked feasible option that still makes the deadline when its run takes
+    ``time_range["high"]`` times its prediction (None when there is no range or no such option)."""
     if time_range is None or len(ranked_pos) == 0:
         return None
     slow_ttr = (
@@ -114,7 +182,7 @@ def _robust_option(
     return o.iloc[ranked_pos[ok[0]]] if len(ok) else None
 
 
-def _why_top(
+def why_top(
     s: Scenario,
     best: pd.Series,
     n_feasible: int,
@@ -123,90 +191,126 @@ def _why_top(
     time_range: dict | None = None,
     robust: pd.Series | None = None,
 ) -> list[str]:
-    out = []
-    if s.objective == "cheapest-within-deadline":
-        out.append(
-            f"Cheapest of {n_feasible:,} feasible options that finish within the {s.deadline_days:g}-day deadline "
-            f"(lead time {best['lead_time_days']:,.0f} days + run {best['wall_days']:,.1f} days)."
-        )
-    else:
-        out.append(
-            f"Fastest of {n_feasible:,} feasible options within the ${s.budget_usd:,.0f} first-year budget "
-            f"({best['time_to_result_days']:,.1f} days to a finished run, lead time included)."
-        )
-    if s.time_factor != 1.0:
-        out.append(
-            f"Planned at your time factor of {s.time_factor:g}x the engine's prediction: "
-            f"{days_text(best['wall_days'])} per run instead of {days_text(best['wall_days'] / s.time_factor)} "
-            "(days, GPU-hours and their cost all scale with it)."
-        )
-    if time_range is not None:
-        from ..calibrate.validate import RANGE_QUANTILES
-
-        slow = best["wall_days"] * time_range["high"]
-        ttr = best["lead_time_days"] + slow
-        margin = s.deadline_days - ttr
-        verdict = (
-            f"still inside the {s.deadline_days:g}-day deadline by {days_text(margin)}"
-            if margin >= 0
-            else f"{days_text(-margin)} past the {s.deadline_days:g}-day deadline"
-        )
-        out.append(
-            f"If the run overshoots its prediction as much as the slowest tenth of published pre-training runs "
-            f"did ({time_range['high']:.2f}x, the {RANGE_QUANTILES[1] * 100:.0f}th percentile of "
-            f"{time_range['n']} held-out runs): {days_text(slow)}, {days_text(ttr)} to a finished run, {verdict}."
-            + (
-                ""
-                if margin >= 0
-                else " No feasible option would still make it."
-                if robust is None
-                else f" The best-ranked option that would: {MODE_PHRASE[robust['acquisition']]} {int(robust['n_gpus'])} x "
-                f"{robust['name']}, {robust['wall_days']:,.1f} days, ${robust['cost_per_run_usd']:,.0f} per run "
-                f"({_delta(robust['cost_per_run_usd'], best['cost_per_run_usd'])})."
-            )
-        )
-    out.append(
-        f"Fits in memory: {best['memory_per_gpu_gb']:,.0f} of {best['memory_gb_available']:g} GB per GPU "
-        f"({best['layout']}); estimated MFU {best['mfu']:.0%}."
+    """Why ``best`` wins, in order: the objective, the time factor, the slow end of published runs
+    (``time_range``, :func:`workbook.calibrate.holdout_time_range`), memory, the budget, rent vs
+    buy at ``breakeven`` runs a year (``buy_failed``: why buying the same cluster fails), the
+    price basis and, for an owned cluster, its power."""
+    reasons = (
+        _objective_reason(s, best, n_feasible),
+        _time_factor_reason(s, best),
+        _slow_end_reason(s, best, time_range, robust),
+        _memory_reason(best),
+        _budget_reason(s, best),
+        _rent_vs_buy_reason(s, best, breakeven, buy_failed),
+        _price_basis_reason(best),
+        _power_reason(s, best),
     )
-    out.append(
+    return [r for r in reasons if r is not None]
+
+
+def _objective_reason(s: Scenario, best: pd.Series, n_feasible: int) -> str:
+    if s.objective == "cheapest-within-deadline":
+        return (
+            f"Cheapest of {n_feasible:,} feasible options that finish within the "
+            f"{s.deadline_days:g}-day deadline (lead time {best['lead_time_days']:,.0f} days + run "
+            f"{best['wall_days']:,.1f} days)."
+        )
+    return (
+        f"Fastest of {n_feasible:,} feasible options within the ${s.budget_usd:,.0f} first-year "
+        f"budget ({best['time_to_result_days']:,.1f} days to a finished run, lead time included)."
+    )
+
+
+def _time_factor_reason(s: Scenario, best: pd.Series) -> str | None:
+    if s.time_factor == 1.0:
+        return None
+    return (
+        f"Planned at your time factor of {s.time_factor:g}x the engine's prediction: "
+        f"{days_text(best['wall_days'])} per run instead of "
+        f"{days_text(best['wall_days'] / s.time_factor)} "
+        "(days, GPU-hours and their cost all scale with it)."
+    )
+
+
+def _slow_end_reason(
+    s: Scenario, best: pd.Series, time_range: dict | None, robust: pd.Series | None
+) -> str | None:
+    """The pick's time to result if its run overshoots like the slowest tenth of published runs,
+    and, where it then misses the deadline, the best-ranked option that would not."""
+    if time_range is None:
+        return None
+    slow = best["wall_days"] * time_range["high"]
+    ttr = best["lead_time_days"] + slow
+    margin = s.deadline_days - ttr
+    verdict = (
+        f"still inside the {s.deadline_days:g}-day deadline by {days_text(margin)}"
+        if margin >= 0
+        else f"{days_text(-margin)} past the {s.deadline_days:g}-day deadline"
+    )
+    if margin >= 0:
+        alternative = ""
+    elif robust is None:
+        alternative = " No feasible option would still make it."
+    else:
+        alternative = (
+            " The best-ranked option that would: "
+            f"{option_phrase(robust['acquisition'], robust['n_gpus'], robust['name'])}, "
+            f"{robust['wall_days']:,.1f} days, ${robust['cost_per_run_usd']:,.0f} per run "
+            f"({delta_text(robust['cost_per_run_usd'], best['cost_per_run_usd'])})."
+        )
+    return (
+        "If the run overshoots its prediction as much as the slowest tenth of published "
+        f"pre-training runs did ({time_range['high']:.2f}x, the "
+        f"{RANGE_QUANTILES[1] * 100:.0f}th percentile of {time_range['n']} held-out runs): "
+        f"{days_text(slow)}, {days_text(ttr)} to a finished run, {verdict}." + alternative
+    )
+
+
+def _memory_reason(best: pd.Series) -> str:
+    return (
+        f"Fits in memory: {best['memory_per_gpu_gb']:,.0f} of {best['memory_gb_available']:g} GB "
+        f"per GPU ({best['layout']}); estimated MFU {best['mfu']:.0%}."
+    )
+
+
+def _budget_reason(s: Scenario, best: pd.Series) -> str:
+    return (
         f"First-year cost ${best['first_year_cost_usd']:,.0f} of the ${s.budget_usd:,.0f} budget; "
         f"${best['usd_per_million_tokens']:,.2f} per million training tokens."
     )
-    if math.isfinite(breakeven):
-        verdict = "buying would pay off" if s.runs_per_year >= breakeven else "renting is cheaper"
-        line = (
-            f"Rent vs buy at this size: buying breaks even at {breakeven:,.1f} runs a year; at your "
-            f"{s.runs_per_year:g} {verdict}"
-        )
-        if not best["is_buy"] and s.runs_per_year >= breakeven and buy_failed:
-            line += f", but buying it fails on: {buy_failed}"
-        out.append(line + ".")
+
+
+def _rent_vs_buy_reason(
+    s: Scenario, best: pd.Series, breakeven: float, buy_failed: str
+) -> str | None:
+    if not math.isfinite(breakeven):
+        return None
+    verdict = "buying would pay off" if s.runs_per_year >= breakeven else "renting is cheaper"
+    line = (
+        f"Rent vs buy at this size: buying breaks even at {breakeven:,.1f} runs a year; at your "
+        f"{s.runs_per_year:g} {verdict}"
+    )
+    if not best["is_buy"] and s.runs_per_year >= breakeven and buy_failed:
+        line += f", but buying it fails on: {buy_failed}"
+    return line + "."
+
+
+def _price_basis_reason(best: pd.Series) -> str | None:
+    """A price that is not a vendor, aggregator or press figure, or is an estimate, is flagged."""
     basis = str(best["price_basis"])
-    if basis and (
-        not basis.startswith(("vendor", "aggregator", "press")) or "estimate" in basis.lower()
+    if not basis or (
+        basis.startswith(("vendor", "aggregator", "press")) and "estimate" not in basis.lower()
     ):
-        out.append(
-            f"Price basis: {best['price_basis']}; check it against a live quote before committing."
-        )
-    if best["is_buy"]:
-        out.append(
-            f"Power: {best['nodes']:,.0f} nodes x {best['node_kw']:,.1f} kW (GPUs plus host, not TDP alone) = "
-            f"{best['it_kw']:,.0f} kW IT, {best['facility_kw']:,.0f} kW at PUE {best['pue']:.2f}, in "
-            f"{best['racks']:,.0f} racks of {_site_rack(s, best)} kW."
-        )
-    return out
+        return None
+    return f"Price basis: {best['price_basis']}; check it against a live quote before committing."
 
 
-def _site_rack(s: Scenario, best) -> str:
-    return f"{s.rack_limit_kw:g}" if s.rack_limit_kw else f"{best['rack_kw']:,.0f} (used)"
-
-
-def _infeasible_summary(s: Scenario, o: pd.DataFrame) -> str:
-    counts = {}
-    for k in CONSTRAINTS:
-        col = o[f"why_{k}"]
-        counts[k] = int((col != "").sum())
-    worst = sorted(counts.items(), key=lambda kv: -kv[1])[:3]
-    parts = ", ".join(f"{k.replace('_', ' ')} rules out {v:,} of {len(o):,}" for k, v in worst if v)
-    return f"No option meets every constraint: {parts}."
+def _power_reason(s: Scenario, best: pd.Series) -> str | None:
+    if not best["is_buy"]:
+        return None
+    rack = f"{s.rack_limit_kw:g}" if s.rack_limit_kw else f"{best['rack_kw']:,.0f} (used)"
+    return (
+        f"Power: {best['nodes']:,.0f} nodes x {best['node_kw']:,.1f} kW (GPUs plus host, not TDP "
+        f"alone) = {best['it_kw']:,.0f} kW IT, {best['facility_kw']:,.0f} kW at PUE "
+        f"{best['pue']:.2f}, in {best['racks']:,.0f} racks of {rack} kW."
+    )

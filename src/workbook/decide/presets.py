@@ -1,7 +1,8 @@
 """The article's scenarios and model-size bands as ready-made :class:`Scenario` objects.
 
 Every preset states what the article recommends (``ARTICLE_ADVICE``); the engine's own answer is
-computed, shown next to it, and where the two differ the reasons say why (tests/test_presets.py).
+computed, shown next to it, and where the two differ the reasons say why
+(tests/decide/test_presets.py).
 Numbers the article does not give (team sizes, site power, deadlines, token counts) are the
 assumptions written here, each with the reason it was chosen.
 """
@@ -42,8 +43,9 @@ _PRESETS = [
         team_size=15,
         platform_engineers=2,
     ),
-    # "enterprise, fully dedicated to pretraining frontier-ish models: Get on the B300 allocation list."
-    # Assumed: a 400B dense model on 15T tokens (Llama 3.1 405B scale), a liquid-cooled campus.
+    # "enterprise, fully dedicated to pretraining frontier-ish models: Get on the B300 allocation
+    # list." Assumed: a 400B dense model on 15T tokens (Llama 3.1 405B scale), a liquid-cooled
+    # campus.
     dict(
         name="enterprise-frontier-pretraining",
         workload="pretrain",
@@ -76,8 +78,8 @@ _PRESETS = [
         rocm_experience=True,
     ),
     # The Series-A healthcare startup: "$250K budget for hardware ... 17B parameters, BF16, LoRA ...
-    # four RTX PRO 6000 GPUs" instead of "a 2-node B200 cluster". Assumed: 0.5B tokens per experiment,
-    # an experiment every week, one office rack of 15 kW, no data-center specialist.
+    # four RTX PRO 6000 GPUs" instead of "a 2-node B200 cluster". Assumed: 0.5B tokens per
+    # experiment, an experiment every week, one office rack of 15 kW, no data-center specialist.
     dict(
         name="series-a-healthcare-17b-lora",
         workload="lora",
@@ -93,8 +95,9 @@ _PRESETS = [
         platform_engineers=0,
         acquisition_modes=["buy-new", "buy-used"],
     ),
-    # The article's headline: "A typical 70B pretraining run (5T tokens) takes roughly 48 days on 128
-    # GPUs of H200. That's $502K in spot pricing." Physically impossible (4x peak): nothing is feasible.
+    # The article's headline: "A typical 70B pretraining run (5T tokens) takes roughly 48 days on
+    # 128 GPUs of H200. That's $502K in spot pricing." Physically impossible (4x peak): nothing is
+    # feasible.
     dict(
         name="article-70b-5t-48-days",
         workload="pretrain",
@@ -175,11 +178,17 @@ presets: dict[str, Scenario] = {p["name"]: Scenario(**p) for p in _PRESETS}
 
 #: What the article recommends for each preset (quoted or closely paraphrased).
 ARTICLE_ADVICE: dict[str, str] = {
-    "small-team-instruction-tuning": "Go rent 8x H100, pay hourly, and stop trying to buy infrastructure.",
+    "small-team-instruction-tuning": (
+        "Go rent 8x H100, pay hourly, and stop trying to buy infrastructure."
+    ),
     "funded-startup-30b-domain": "Buy a 2-to-4-node H200 cluster.",
     "enterprise-frontier-pretraining": "Get on the B300 allocation list now (B300 NVL72).",
-    "modest-budget-token-efficient": "MI350X: the 60% price difference means you can buy twice as many nodes.",
-    "series-a-healthcare-17b-lora": "Four RTX PRO 6000 GPUs in one server instead of a 2-node B200 cluster.",
+    "modest-budget-token-efficient": (
+        "MI350X: the 60% price difference means you can buy twice as many nodes."
+    ),
+    "series-a-healthcare-17b-lora": (
+        "Four RTX PRO 6000 GPUs in one server instead of a 2-node B200 cluster."
+    ),
     "article-70b-5t-48-days": "128 H200 for 48 days, $502K on spot.",
     "band-under-7b": "RTX PRO 6000, A6000, or previous-gen H100; not B200/B300.",
     "band-7b-to-70b": "H200 or MI350X, 4-8 nodes; the NVL72 is overkill.",
@@ -208,7 +217,8 @@ ARTICLE_OPTION: dict[str, tuple[tuple[str, ...], tuple[int, int], tuple[str, ...
 
 
 def article_comparison(rec, preset_name: str) -> str:
-    """The article's advice for a preset next to the engine's pick, with the numbers and the failures."""
+    """The article's advice for a preset next to the engine's pick, with the numbers and the
+    failures ('' for a name that is not a preset of the article)."""
     if preset_name not in ARTICLE_OPTION:
         return ""
     accs, (lo, hi), modes = ARTICLE_OPTION[preset_name]

@@ -1,10 +1,14 @@
 """The decision engine: sweep every option, mark what is infeasible and why, rank, explain.
 
-``recommend(scenario)`` sweeps every catalog accelerator x sensible GPU counts (node multiples, whole
-NVL72 racks, up to ``max_gpus``) x acquisition mode, estimates each through the vectorised engine,
-checks every constraint (memory, deadline with lead time, budget, site power, rack power and cooling,
-team and software risk, availability), ranks the feasible options by the scenario's objective and
-explains the pick, the runners-up and why every other accelerator lost.
+``recommend(scenario)`` sweeps every catalog accelerator x sensible GPU counts (node multiples,
+whole NVL72 racks, up to ``max_gpus``) x acquisition mode, estimates each through the vectorised
+engine, checks every constraint (memory, deadline with lead time, budget, site power, rack power and
+cooling, team and software risk, availability), ranks the feasible options by the scenario's
+objective and explains the pick, the runners-up and why every other accelerator lost.
+
+Steps: :func:`evaluated_options` (sweep -> options -> evaluate -> moving reasons), :func:`rank`,
+:func:`explain_pick` or :func:`explain_infeasible`, :func:`runners_up`,
+:func:`rejected_accelerators`, then :meth:`Recommendation.add_sensitivity`.
 
 Costs and times are kept as components so that sensitivity (one assumption at a time over its stated
 range) and the Monte Carlo re-evaluate the whole option table without re-running the sweep.
@@ -15,29 +19,71 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
 
-from ..calibrate import time_model_trust
+from ..calibrate import holdout_time_range, time_model_trust
 from ..catalog import Catalog, load_catalog
-from ..text import MODE_PHRASE
-from . import sensitivity
-from .evaluate import breakeven_for, evaluate, option_row
+from . import sensitivity as sensitivity_analysis
+from .evaluate import breakeven_for, evaluate, option_row, rank_columns
 from .explain import (
-    _delta,
-    _infeasible_summary,
-    _moving_reasons,
-    _robust_option,
-    _sentence,
-    _why_top,
+    infeasible_summary,
+    moving_reasons,
+    nearest_line,
+    pick_sentence,
+    rejected_line,
+    robust_option,
+    runner_up_sentence,
+    why_top,
 )
-from .options import Option, _options, sweep
+from .options import Option, build_options, sweep
 from .scenario import Scenario
 
 
 @dataclass
 class Recommendation:
+    """What :func:`recommend` returns: the pick, the reasons, and the whole option table.
+
+    Attributes
+    ----------
+    scenario : Scenario
+        The scenario recommended for.
+    top : Option or None
+        The best feasible option by the scenario's objective; None when nothing is feasible.
+    options : DataFrame
+        Every option, one row each; its columns are declared in :mod:`workbook.decide.columns`.
+    reasons : list of str
+        Why the pick wins (:func:`workbook.decide.explain.why_top`); when nothing is feasible, the
+        constraints that rule out the most options, then the nearest misses.
+    runners_up : list of Option
+        The next three (accelerator, acquisition) pairs in rank order, each with its sentence.
+    rejected : dict of str to list of str
+        Accelerator id -> why it lost (its best feasible option, or its nearest miss).
+    pareto : DataFrame
+        Options on the time-to-result / cost-per-run frontier (statically feasible, finite cost),
+        by ``time_to_result_days`` [days] ascending and ``cost_per_run_usd`` [USD] descending.
+    breakeven_runs_per_year : float
+        Runs per year above which buying the pick's cluster new beats renting it on demand
+        [runs/yr]; NaN when nothing is feasible or either price is missing.
+    sensitivity : DataFrame
+        The tornado (:func:`workbook.decide.sensitivity.tornado`); empty until
+        :meth:`add_sensitivity`.
+    monte_carlo : DataFrame
+        ``option``, ``share`` [fraction of draws] (:func:`workbook.decide.sensitivity.monte_carlo`);
+        empty until :meth:`add_sensitivity`.
+    nearest : DataFrame
+        The five options nearest to feasible when nothing is (fewest and smallest failures); empty
+        otherwise.
+    snapshot : dict
+        Which data and overrides were used (:meth:`workbook.catalog.Catalog.snapshot`).
+    elapsed_s : float
+        Time :func:`recommend` took, sensitivity included [s].
+    catalog : Catalog or None
+        The catalog (shipped tables with the overrides) every figure above was computed from.
+    """
+
     scenario: Scenario
     top: Option | None
     options: pd.DataFrame
@@ -51,29 +97,28 @@ class Recommendation:
     nearest: pd.DataFrame = field(default_factory=pd.DataFrame)
     snapshot: dict = field(default_factory=dict)
     elapsed_s: float = 0.0
-    #: The catalog (shipped tables with the overrides) every figure above was computed from.
     catalog: Catalog | None = field(default=None, repr=False)
 
-    @property
+    @cached_property
     def trust(self) -> str:
         """How far to trust the pick's time estimate (:func:`workbook.calibrate.time_model_trust`
         for its accelerator and planned days), computed once per recommendation."""
-        if "_trust" not in self.__dict__:
-            top = self.top
-            self.__dict__["_trust"] = time_model_trust(
-                top.accelerator if top is not None else None,
-                self.catalog,
-                wall_days=top.wall_days if top is not None else None,
-                time_factor=self.scenario.time_factor,
-            )
-        return self.__dict__["_trust"]
+        top = self.top
+        return time_model_trust(
+            top.accelerator if top is not None else None,
+            self.catalog,
+            wall_days=top.wall_days if top is not None else None,
+            time_factor=self.scenario.time_factor,
+        )
 
     @property
     def feasible(self) -> bool:
+        """Something meets every constraint."""
         return self.top is not None
 
     @property
     def headline(self) -> str:
+        """The pick in one sentence, or why nothing is feasible."""
         if self.top is None:
             return "Nothing in the catalog meets every constraint of this scenario. " + (
                 self.reasons[0] if self.reasons else ""
@@ -87,45 +132,47 @@ class Recommendation:
         seed: int = 0,
         tornado: bool = True,
     ) -> Recommendation:
-        """Attach the tornado (one assumption at a time over its range) and a Monte Carlo of ``samples``
-        draws (0: none) for the pick.
+        """Attach the tornado (one assumption at a time over its range) and a Monte Carlo of
+        ``samples`` draws (0: none) for the pick.
 
-        :func:`recommend` calls this unless ``sensitivity=False``. The app calls it in two steps after it
-        has shown the conclusion: the tornado (needed by the charts), then the Monte Carlo (text only).
+        :func:`recommend` calls this unless ``sensitivity=False``. The app calls it in two steps
+        after it has shown the conclusion: the tornado (needed by the charts), then the Monte Carlo
+        (text only).
         """
         if self.top is not None:
             cat = catalog or load_catalog()
             if tornado:
-                self.sensitivity = sensitivity.tornado(self, cat)
+                self.sensitivity = sensitivity_analysis.tornado(self, cat)
             if samples:
-                self.monte_carlo = sensitivity.monte_carlo(self, cat, samples=samples, seed=seed)
+                self.monte_carlo = sensitivity_analysis.monte_carlo(
+                    self, cat, samples=samples, seed=seed
+                )
         return self
 
 
-# ----------------------------------------------------------------------------------------------
-# sweep
+@dataclass
+class Ranking:
+    """The options in rank order."""
+
+    #: Columns ranked by, primary first (:func:`workbook.decide.evaluate.rank_columns`).
+    keys: list[str]
+    #: The identity, feasibility, ``shortfall`` and rank columns of every option (sorting and taking
+    #: rows of these is fast; of all ~115 columns it is slow).
+    narrow: pd.DataFrame
+    #: Row positions of the feasible options, best first.
+    ranked_pos: np.ndarray
 
 
-# ----------------------------------------------------------------------------------------------
-# costs and the moving constraints (re-evaluated by sensitivity and Monte Carlo)
+@dataclass
+class Explanation:
+    """The pick and its reasons, or why nothing is feasible (the fields of :class:`Recommendation`
+    of the same names)."""
 
-
-def _rank_key(s: Scenario, df: pd.DataFrame) -> list[str]:
-    if s.objective == "fastest-within-budget":
-        return ["time_to_result_days", "cost_per_run_usd"]
-    return ["cost_per_run_usd", "time_to_result_days"]
-
-
-def _pareto(df: pd.DataFrame) -> pd.DataFrame:
-    d = df[["time_to_result_days", "cost_per_run_usd"]].sort_values(
-        ["time_to_result_days", "cost_per_run_usd"]
-    )
-    best, keep = np.inf, []
-    for i, c in zip(d.index, d["cost_per_run_usd"]):
-        if c < best:
-            keep.append(i)
-            best = c
-    return df.loc[keep]
+    top: Option | None
+    reasons: list[str]
+    runners_up: list[Option]
+    nearest: pd.DataFrame
+    breakeven_runs_per_year: float
 
 
 def recommend(
@@ -139,95 +186,27 @@ def recommend(
     """Recommend an option for the scenario; never raises for an infeasible scenario."""
     if not isinstance(s, Scenario):
         raise ValueError(
-            f"scenario={s!r} is not a workbook.Scenario; build one with Scenario(...) or presets[name]"
+            f"scenario={s!r} is not a workbook.Scenario; "
+            "build one with Scenario(...) or presets[name]"
         )
     t0 = time.perf_counter()
     cat = catalog or load_catalog()
-    est = sweep(s, cat)
-    o = _options(s, est, cat)
-    ev = evaluate(s, o)
-    o = pd.concat([o.drop(columns=[c for c in ev.columns if c in o.columns]), ev], axis=1)
-    o = _moving_reasons(s, o)
-    keys = _rank_key(s, o)
-    # Sort narrow key frames and take only the rows needed (full-width takes of ~150 columns are slow).
-    narrow = o[["accelerator", "acquisition", "feasible", "shortfall"] + keys]
-    feas_pos = np.flatnonzero(o["feasible"].to_numpy(bool))
-    ranked_pos = feas_pos[np.lexsort([narrow[k].to_numpy(float)[feas_pos] for k in reversed(keys)])]
-    reasons: list[str] = []
-    rejected: dict[str, list[str]] = {}
-    pareto = _pareto(o[o["static_ok"] & np.isfinite(o["cost_per_run_usd"])])
-    if len(ranked_pos) == 0:
-        finite = np.flatnonzero(np.isfinite(o["cost_per_run_usd"].to_numpy(float)))
-        order = finite[
-            np.lexsort([narrow[k].to_numpy(float)[finite] for k in reversed(["shortfall"] + keys)])
-        ]
-        nearest = o.iloc[order[:5]]
-        top = None
-        runners: list[Option] = []
-        reasons.append(_infeasible_summary(s, o))
-        for _, r in nearest.iterrows():
-            reasons.append(
-                f"Nearest: {MODE_PHRASE[r['acquisition']]} {int(r['n_gpus'])} x {r['name']} fails on {r['failed']}"
-            )
-        breakeven = math.nan
+    o = evaluated_options(s, cat)
+    ranking = rank(s, o)
+    if len(ranking.ranked_pos):
+        why = explain_pick(s, o, ranking, cat)
     else:
-        best = o.iloc[ranked_pos[0]]
-        top = Option.from_row(best)
-        breakeven = breakeven_for(s, o, best)
-        top.sentence = _sentence(s, best, breakeven)
-        buy_row = option_row(o, best["accelerator"], best["n_gpus"], "buy-new")
-        buy_failed = buy_row["failed"] if buy_row is not None else ""
-        from ..calibrate.validate import (
-            holdout_time_range,  # lazily: `python -m workbook.validate` must not find it preloaded
-        )
-
-        # A time factor set by the reader replaces the published runs' range as the planning margin.
-        rng = holdout_time_range(cat) if s.time_factor == 1.0 else None
-        reasons += _why_top(
-            s,
-            best,
-            len(ranked_pos),
-            breakeven,
-            buy_failed,
-            rng,
-            _robust_option(s, o, ranked_pos, rng),
-        )
-        pairs = narrow.iloc[ranked_pos][["accelerator", "acquisition"]]
-        first_of_pair = ranked_pos[~pairs.duplicated().to_numpy()]
-        runners = [Option.from_row(o.iloc[i]) for i in first_of_pair[1:4]]
-        for r in runners:
-            r.sentence = (
-                f"{MODE_PHRASE[r.acquisition]} {r.n_gpus} x {r.name}: {r.wall_days:,.1f} days, "
-                f"${r.cost_per_run_usd:,.0f} per run ({_delta(r.cost_per_run_usd, top.cost_per_run_usd)})"
-            )
-        nearest = pd.DataFrame()
-    # Per accelerator: its best feasible option, else its nearest miss (fewest failed constraints).
-    sorted_narrow = narrow.assign(_infeasible=~narrow["feasible"]).sort_values(
-        ["accelerator", "_infeasible", "shortfall"] + keys
-    )
-    for i in sorted_narrow.drop_duplicates("accelerator").index:
-        b = o.loc[i]
-        if top is not None and b["accelerator"] == top.accelerator:
-            continue
-        if b["feasible"]:
-            rejected[b["accelerator"]] = [
-                f"feasible but not the best: {MODE_PHRASE[b['acquisition']]} {int(b['n_gpus'])} GPUs costs "
-                f"${b['cost_per_run_usd']:,.0f} per run and takes {b['time_to_result_days']:,.0f} days"
-            ]
-        else:
-            rejected[b["accelerator"]] = [
-                f"best try {MODE_PHRASE[b['acquisition']]} {int(b['n_gpus'])} GPUs: {b['failed']}"
-            ]
+        why = explain_infeasible(s, o, ranking)
     rec = Recommendation(
         scenario=s,
-        top=top,
+        top=why.top,
         options=o,
-        reasons=reasons,
-        runners_up=runners,
-        rejected=rejected,
-        pareto=pareto,
-        breakeven_runs_per_year=breakeven,
-        nearest=nearest,
+        reasons=why.reasons,
+        runners_up=why.runners_up,
+        rejected=rejected_accelerators(o, ranking, why.top),
+        pareto=pareto_frontier(o[o["static_ok"] & np.isfinite(o["cost_per_run_usd"])]),
+        breakeven_runs_per_year=why.breakeven_runs_per_year,
+        nearest=why.nearest,
         snapshot=cat.snapshot(),
         catalog=cat,
     )
@@ -235,3 +214,105 @@ def recommend(
         rec.add_sensitivity(cat, samples=monte_carlo_samples, seed=seed)
     rec.elapsed_s = time.perf_counter() - t0
     return rec
+
+
+def evaluated_options(s: Scenario, cat: Catalog) -> pd.DataFrame:
+    """The options table: the estimated sweep, expanded to acquisition modes with the static
+    constraints, evaluated at base values (its ``wall_days`` and ``lead_time_days`` replace the
+    sweep's), with the moving constraints in words (:mod:`workbook.decide.columns`)."""
+    est = sweep(s, cat)
+    o = build_options(s, est, cat)
+    ev = evaluate(s, o)
+    o = pd.concat([o.drop(columns=[c for c in ev.columns if c in o.columns]), ev], axis=1)
+    return moving_reasons(s, o)
+
+
+def rank(s: Scenario, o: pd.DataFrame) -> Ranking:
+    """The feasible options sorted by the scenario's objective (ties by the other key)."""
+    keys = list(rank_columns(s))
+    # Sort narrow key frames and take only the rows needed (full-width takes are slow).
+    narrow = o[["accelerator", "acquisition", "feasible", "shortfall"] + keys]
+    feas_pos = np.flatnonzero(o["feasible"].to_numpy(bool))
+    order = np.lexsort([narrow[k].to_numpy(float)[feas_pos] for k in reversed(keys)])
+    return Ranking(keys=keys, narrow=narrow, ranked_pos=feas_pos[order])
+
+
+def explain_pick(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog) -> Explanation:
+    """The best-ranked option, its sentence and reasons, the break-even and the runners-up."""
+    ranked_pos = ranking.ranked_pos
+    best = o.iloc[ranked_pos[0]]
+    top = Option.from_row(best)
+    breakeven = breakeven_for(s, o, best)
+    top.sentence = pick_sentence(s, best)
+    buy_row = option_row(o, best["accelerator"], best["n_gpus"], "buy-new")
+    buy_failed = buy_row["failed"] if buy_row is not None else ""
+    # A time factor set by the reader replaces the published runs' range as the planning margin.
+    time_range = holdout_time_range(cat) if s.time_factor == 1.0 else None
+    robust = robust_option(s, o, ranked_pos, time_range)
+    reasons = why_top(s, best, len(ranked_pos), breakeven, buy_failed, time_range, robust)
+    return Explanation(
+        top=top,
+        reasons=reasons,
+        runners_up=runners_up(o, ranking, top),
+        nearest=pd.DataFrame(),
+        breakeven_runs_per_year=breakeven,
+    )
+
+
+def explain_infeasible(s: Scenario, o: pd.DataFrame, ranking: Ranking) -> Explanation:
+    """No pick: the constraints that rule out the most, and the five nearest misses (by
+    ``shortfall``, then the rank keys) among the options with a finite cost."""
+    keys = ["shortfall"] + ranking.keys
+    finite = np.flatnonzero(np.isfinite(o["cost_per_run_usd"].to_numpy(float)))
+    order = finite[np.lexsort([ranking.narrow[k].to_numpy(float)[finite] for k in reversed(keys)])]
+    nearest = o.iloc[order[:5]]
+    reasons = [infeasible_summary(s, o)] + [nearest_line(r) for _, r in nearest.iterrows()]
+    return Explanation(
+        top=None,
+        reasons=reasons,
+        runners_up=[],
+        nearest=nearest,
+        breakeven_runs_per_year=math.nan,
+    )
+
+
+def runners_up(o: pd.DataFrame, ranking: Ranking, top: Option) -> list[Option]:
+    """The best option of each of the next three (accelerator, acquisition) pairs after the
+    pick's, with their sentences."""
+    pairs = ranking.narrow.iloc[ranking.ranked_pos][["accelerator", "acquisition"]]
+    first_of_pair = ranking.ranked_pos[~pairs.duplicated().to_numpy()]
+    runners = [Option.from_row(o.iloc[i]) for i in first_of_pair[1:4]]
+    for r in runners:
+        r.sentence = runner_up_sentence(r, top)
+    return runners
+
+
+def rejected_accelerators(
+    o: pd.DataFrame, ranking: Ranking, top: Option | None
+) -> dict[str, list[str]]:
+    """Per accelerator but the pick's: its best feasible option, else its nearest miss (fewest
+    failed constraints), in words."""
+    narrow = ranking.narrow
+    by_accelerator = narrow.assign(infeasible=~narrow["feasible"]).sort_values(
+        ["accelerator", "infeasible", "shortfall"] + ranking.keys
+    )
+    rejected: dict[str, list[str]] = {}
+    for i in by_accelerator.drop_duplicates("accelerator").index:
+        b = o.loc[i]
+        if top is not None and b["accelerator"] == top.accelerator:
+            continue
+        rejected[b["accelerator"]] = [rejected_line(b)]
+    return rejected
+
+
+def pareto_frontier(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``df`` no other row beats on both time to result and cost per run."""
+    d = df[["time_to_result_days", "cost_per_run_usd"]].sort_values(
+        ["time_to_result_days", "cost_per_run_usd"]
+    )
+    best, keep = np.inf, []
+    for i, c in zip(d.index, d["cost_per_run_usd"]):
+        if c < best:
+            keep.append(i)
+            best = c
+    return df.loc[keep]

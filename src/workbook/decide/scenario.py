@@ -14,6 +14,8 @@ from typing import Literal, Optional
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from ..model import chinchilla_tokens
+
 WORKLOADS = ("pretrain", "continued-pretrain", "full-finetune", "lora", "qlora", "inference-heavy")
 ACQUISITIONS = ("rent-spot", "rent-on-demand", "rent-reserved", "buy-new", "buy-used")
 OBJECTIVES = ("cheapest-within-deadline", "fastest-within-budget")
@@ -57,7 +59,9 @@ class Scenario(BaseModel):
         None,
         gt=0,
         le=1e15,
-        description="Training tokens per run; default: Chinchilla 20 x params for (continued) pretraining.",
+        description=(
+            "Training tokens per run; default: Chinchilla 20 x params for (continued) pretraining."
+        ),
     )
     seq_len: int = Field(4096, ge=128, le=1_048_576, description="Sequence length [tokens].")
     precision: Literal["bf16", "fp8"] = Field("bf16", description="Training precision.")
@@ -71,7 +75,9 @@ class Scenario(BaseModel):
         ...,
         ge=0,
         le=1e11,
-        description="Money for the first year: purchase + running costs, or rent for the year's runs [USD].",
+        description=(
+            "Money for the first year: purchase + running costs, or rent for the year's runs [USD]."
+        ),
     )
     runs_per_year: float = Field(1.0, gt=0, le=365, description="Runs of this size per year.")
     site_power_kw: float = Field(
@@ -111,17 +117,20 @@ class Scenario(BaseModel):
         ge=TIME_FACTOR_RANGE[0],
         le=TIME_FACTOR_RANGE[1],
         description=(
-            "Plan for runs taking this many times the engine's predicted time [x]; 1 = as predicted. Set it from "
-            "a pilot run of your own stack (its measured step time / the engine's), or to the slow end of the "
-            "published runs (python -m workbook validate: range_high). It scales every option's days and GPU-hours "
-            "(so rent and energy) and divides its MFU; the engine's step-time breakdown stays as predicted."
+            "Plan for runs taking this many times the engine's predicted time [x]; 1 = as "
+            "predicted. Set it from a pilot run of your own stack (its measured step time / the "
+            "engine's), or to the slow end of the published runs (python -m workbook validate: "
+            "range_high). It scales every option's days and GPU-hours (so rent and energy) and "
+            "divides its MFU; the engine's step-time breakdown stays as predicted."
         ),
     )
     lead_time_tolerance_weeks: Optional[float] = Field(
         None,
         ge=0,
         le=520,
-        description="Longest acceptable wait for hardware [weeks]; default: only the deadline limits it.",
+        description=(
+            "Longest acceptable wait for hardware [weeks]; default: only the deadline limits it."
+        ),
     )
     used_hardware_allowed: bool = Field(True, description="Second-hand GPUs may be bought.")
     acquisition_modes: list[Literal[ACQUISITIONS]] = Field(
@@ -153,11 +162,13 @@ class Scenario(BaseModel):
     def _consistent(self):
         if self.n_active_params is not None and self.n_active_params > self.n_params:
             raise ValueError(
-                f"n_active_params={self.n_active_params:g} exceeds n_params={self.n_params:g}; allowed: n_active_params <= n_params"
+                f"n_active_params={self.n_active_params:g} exceeds n_params={self.n_params:g}; "
+                "allowed: n_active_params <= n_params"
             )
         if self.n_tokens is None and self.workload not in ("pretrain", "continued-pretrain"):
             raise ValueError(
-                f"n_tokens is required for workload={self.workload!r} (the Chinchilla default applies to pretraining only)"
+                f"n_tokens is required for workload={self.workload!r} "
+                "(the Chinchilla default applies to pretraining only)"
             )
         return self
 
@@ -165,7 +176,9 @@ class Scenario(BaseModel):
     @property
     def tokens(self) -> float:
         """Tokens per run (Chinchilla 20 x params when not given; Hoffmann et al. 2022)."""
-        return self.n_tokens if self.n_tokens is not None else 20.0 * self.n_params
+        if self.n_tokens is not None:
+            return self.n_tokens
+        return float(chinchilla_tokens(self.n_params))
 
     @property
     def method(self) -> str:

@@ -2,195 +2,214 @@
 option wins when all of them move at once (Monte Carlo).
 
 Ranges are the ``low``/``high`` columns of data/assumptions.csv and data/facility.csv. Each factor
-re-evaluates the whole option table through :func:`workbook.decision.evaluate_arrays`; efficiency
-and failure rate act on run time (an approximation: the whole step time is scaled by the change in
-matmul efficiency, and goodput by Young/Daly at the new failure rate), prices, electricity, lead
-time and runs per year act on costs and the deadline directly.
+re-evaluates the whole option table through :func:`workbook.decide.evaluate.evaluate_arrays`;
+efficiency and failure rate act on run time (an approximation: the whole step time is scaled by the
+change in matmul efficiency, and goodput by Young/Daly at the new failure rate), prices,
+electricity, lead time and runs per year act on costs and the deadline directly.
+
+``rec`` below is a :class:`workbook.decide.Recommendation` (its ``scenario``, ``options`` and
+``top`` are read).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from ..catalog import Catalog
 from ..model import goodput
-from .evaluate import best_index, evaluate_arrays
+from ..text import option_labels
+from .evaluate import best_index, evaluate_arrays, option_position
+
+#: Assumptions that are factors of :func:`evaluate_arrays` themselves: (label, parameter).
+SCALE_FACTORS = (
+    ("Rental prices", "rent_price_factor"),
+    ("Purchase prices", "buy_price_factor"),
+    ("Runs per year (utilization)", "runs_factor"),
+)
+
+#: Monte Carlo draws evaluated at once (bounds the ``(draws, options)`` arrays).
+MONTE_CARLO_CHUNK = 200
 
 
-def _factors(rec, cat: Catalog) -> list[tuple[str, str, float, float, float, dict, dict]]:
-    """(label, parameter, base, low, high, factor kwargs at low, at high)."""
-    A = cat.tables["assumptions"].set_index("parameter")
-    F = cat.tables["facility"]
+@dataclass
+class Factor:
+    """One assumption of the tornado, with the :func:`evaluate_arrays` factors at its two ends."""
 
-    def g(name):
-        return (
-            A.loc[name]
-            if not isinstance(A.loc[name], pd.DataFrame)
-            else A.loc[name][A.loc[name]["accelerator_id"].isna()].iloc[0]
-        )  # noqa: E731
+    #: Name in the tornado.
+    label: str
+    #: Parameter name (data/assumptions.csv, data/facility.csv, or a factor's own name).
+    parameter: str
+    #: Base value, low and high end of its range [the parameter's unit].
+    base: float
+    low: float
+    high: float
+    #: Keyword factors of :func:`evaluate_arrays` at the low and the high end [x].
+    at_low: dict
+    at_high: dict
 
+
+def factors(rec, cat: Catalog) -> list[Factor]:
+    """Every assumption the tornado and the Monte Carlo move, in the tornado's input order."""
+    assumptions = cat.global_rows("assumptions").set_index("parameter")
     o = rec.options
-    out = []
-    e = g("gemm_efficiency")
-    out.append(
-        (
-            "Matmul efficiency (MFU)",
-            "gemm_efficiency",
-            e["value"],
-            e["low"],
-            e["high"],
-            {"time_factor": e["value"] / e["low"]},
-            {"time_factor": e["value"] / e["high"]},
-        )
+    return [
+        _efficiency_factor(assumptions),
+        _failure_rate_factor(assumptions, o),
+        *(_scale_factor(assumptions, label, name) for label, name in SCALE_FACTORS),
+        _electricity_factor(cat, o),
+        _lead_time_factor(cat, o),
+    ]
+
+
+def _efficiency_factor(assumptions: pd.DataFrame) -> Factor:
+    """Matmul efficiency: run time scales with base / moved efficiency."""
+    e = assumptions.loc["gemm_efficiency"]
+    return Factor(
+        "Matmul efficiency (MFU)",
+        "gemm_efficiency",
+        e["value"],
+        e["low"],
+        e["high"],
+        {"time_factor": e["value"] / e["low"]},
+        {"time_factor": e["value"] / e["high"]},
     )
-    fr = g("failure_rate_per_gpu_hour")
-    a = {k: float(g(k)["value"]) for k in ("checkpoint_write_hours", "restart_hours")}
+
+
+def _failure_rate_factor(assumptions: pd.DataFrame, o: pd.DataFrame) -> Factor:
+    """Failure rate: run time scales with base / moved goodput (Young/Daly) of each cluster."""
+    fr = assumptions.loc["failure_rate_per_gpu_hour"]
     n = o["n_gpus"].to_numpy(float)
+    checkpoint = float(assumptions.loc["checkpoint_write_hours"]["value"])
+    restart = float(assumptions.loc["restart_hours"]["value"])
 
     def gp(rate):
         return goodput(
-            n,
-            failure_rate_per_gpu_hour=rate,
-            checkpoint_hours=a["checkpoint_write_hours"],  # noqa: E731
-            restart_hours=a["restart_hours"],
+            n, failure_rate_per_gpu_hour=rate, checkpoint_hours=checkpoint, restart_hours=restart
         )
 
     base_gp = gp(fr["value"])
-    out.append(
-        (
-            "Failure rate",
-            "failure_rate_per_gpu_hour",
-            fr["value"],
-            fr["low"],
-            fr["high"],
-            {"time_factor": base_gp / gp(fr["low"])},
-            {"time_factor": base_gp / gp(fr["high"])},
-        )
+    return Factor(
+        "Failure rate",
+        "failure_rate_per_gpu_hour",
+        fr["value"],
+        fr["low"],
+        fr["high"],
+        {"time_factor": base_gp / gp(fr["low"])},
+        {"time_factor": base_gp / gp(fr["high"])},
     )
-    for label, name, key in (
-        ("Rental prices", "rent_price_factor", "rent_price_factor"),
-        ("Purchase prices", "buy_price_factor", "buy_price_factor"),
-        ("Runs per year (utilization)", "runs_factor", "runs_factor"),
-    ):
-        r = g(name)
-        out.append(
-            (label, name, r["value"], r["low"], r["high"], {key: r["low"]}, {key: r["high"]})
-        )
-    el = F[(F["parameter"] == "electricity_usd_per_kwh") & F["accelerator_id"].isna()].iloc[0]
+
+
+def _scale_factor(assumptions: pd.DataFrame, label: str, name: str) -> Factor:
+    """An assumption that is itself a factor of :func:`evaluate_arrays` (prices, runs a year)."""
+    r = assumptions.loc[name]
+    return Factor(label, name, r["value"], r["low"], r["high"], {name: r["low"]}, {name: r["high"]})
+
+
+def _electricity_factor(cat: Catalog, o: pd.DataFrame) -> Factor:
+    """Electricity price over data/facility.csv's range, against the scenario's price."""
+    el = cat.global_rows("facility").set_index("parameter").loc["electricity_usd_per_kwh"]
     base_el = float(o["electricity"].iloc[0])
-    out.append(
-        (
-            "Electricity price",
-            "electricity_usd_per_kwh",
-            base_el,
-            el["low"],
-            el["high"],
-            {"electricity_factor": el["low"] / base_el},
-            {"electricity_factor": el["high"] / base_el},
-        )
+    return Factor(
+        "Electricity price",
+        "electricity_usd_per_kwh",
+        base_el,
+        el["low"],
+        el["high"],
+        {"electricity_factor": el["low"] / base_el},
+        {"electricity_factor": el["high"] / base_el},
     )
-    lt = F[F["parameter"] == "lead_time_weeks"].set_index("accelerator_id")
+
+
+def _lead_time_factor(cat: Catalog, o: pd.DataFrame) -> Factor:
+    """New hardware's lead time over each accelerator's range (data/facility.csv); rented and used
+    options keep theirs."""
+    facility = cat.tables["facility"]
+    lt = facility[facility["parameter"] == "lead_time_weeks"].set_index("accelerator_id")
     acc = o["accelerator"].to_numpy(object)
     is_new = (o["acquisition"] == "buy-new").to_numpy(bool)
     base_lt = lt["value"].reindex(acc).to_numpy(float)
     lo = np.where(is_new, lt["low"].reindex(acc).to_numpy(float) / base_lt, 1.0)
     hi = np.where(is_new, lt["high"].reindex(acc).to_numpy(float) / base_lt, 1.0)
-    out.append(
-        (
-            "Lead time (new hardware)",
-            "lead_time_weeks",
-            1.0,
-            float(np.nanmin(lo)),
-            float(np.nanmax(hi)),
-            {"lead_time_factor": np.nan_to_num(lo, nan=1.0)},
-            {"lead_time_factor": np.nan_to_num(hi, nan=1.0)},
-        )
-    )
-    return out
-
-
-def _labels(rec) -> np.ndarray:
-    o = rec.options
-    return (o["acquisition"] + " " + o["n_gpus"].astype(str) + " x " + o["accelerator"]).to_numpy(
-        object
+    return Factor(
+        "Lead time (new hardware)",
+        "lead_time_weeks",
+        1.0,
+        float(np.nanmin(lo)),
+        float(np.nanmax(hi)),
+        {"lead_time_factor": np.nan_to_num(lo, nan=1.0)},
+        {"lead_time_factor": np.nan_to_num(hi, nan=1.0)},
     )
 
 
-def _pick(rec, ev, idx) -> str:
-    if idx < 0:
-        return "nothing feasible"
-    labels = rec.__dict__.get("_labels")
-    if labels is None:
-        labels = rec.__dict__["_labels"] = _labels(rec)
-    return labels[idx]
+def _pick(labels: np.ndarray, idx: int) -> str:
+    """The label of the option at row position ``idx`` (-1: none feasible)."""
+    return "nothing feasible" if idx < 0 else labels[idx]
 
 
 def tornado(rec, cat: Catalog) -> pd.DataFrame:
-    """One row per assumption: the pick's cost per run at the low and high end, and the pick there."""
+    """One row per assumption: the pick's cost per run at the low and high end, and the pick
+    there; sorted by the swing of the pick's cost per run [USD], largest first."""
     s, o = rec.scenario, rec.options
-    top_pos = int(
-        np.flatnonzero(
-            (o["accelerator"] == rec.top.accelerator).to_numpy()
-            & (o["n_gpus"] == rec.top.n_gpus).to_numpy()
-            & (o["acquisition"] == rec.top.acquisition).to_numpy()
-        )[0]
-    )
-    base_pick = _pick(rec, None, top_pos)
+    labels = option_labels(o).to_numpy(object)
+    top_pos = option_position(o, rec.top.accelerator, rec.top.n_gpus, rec.top.acquisition)
+    base_pick = _pick(labels, top_pos)
     rows = []
-    for label, name, base, low, high, f_lo, f_hi in _factors(rec, cat):
-        row = {"assumption": label, "parameter": name, "base": base, "low": low, "high": high}
-        for end, f in (("low", f_lo), ("high", f_hi)):
-            ev = evaluate_arrays(s, o, **f)
+    for f in factors(rec, cat):
+        row = {
+            "assumption": f.label,
+            "parameter": f.parameter,
+            "base": f.base,
+            "low": f.low,
+            "high": f.high,
+        }
+        for end, kwargs in (("low", f.at_low), ("high", f.at_high)):
+            ev = evaluate_arrays(s, o, **kwargs)
             row[f"cost_per_run_at_{end}"] = float(
                 np.broadcast_to(ev["cost_per_run_usd"], (len(o),))[top_pos]
             )
-            row[f"pick_at_{end}"] = _pick(rec, ev, int(best_index(s, o, ev)[0]))
+            row[f"pick_at_{end}"] = _pick(labels, int(best_index(s, o, ev)[0]))
         row["flips"] = (row["pick_at_low"] != base_pick) or (row["pick_at_high"] != base_pick)
-        row["flips_at"] = (
-            _flip_point(rec, name, base, low, high, f_lo, f_hi, base_pick) if row["flips"] else ""
-        )
+        row["flips_at"] = _flip_point(s, o, labels, f, base_pick) if row["flips"] else ""
         row["swing_usd"] = abs(row["cost_per_run_at_high"] - row["cost_per_run_at_low"])
         rows.append(row)
     return pd.DataFrame(rows).sort_values("swing_usd", ascending=False).reset_index(drop=True)
 
 
-def _flip_point(rec, name, base, low, high, f_lo, f_hi, base_pick) -> str:
+def _flip_point(s, o: pd.DataFrame, labels: np.ndarray, f: Factor, base_pick: str) -> str:
     """The first value, walking from the base towards the end that flips, where the pick changes."""
-    s, o = rec.scenario, rec.options
-    for end, value, f in (("low", low, f_lo), ("high", high, f_hi)):
+    for value, kwargs in ((f.low, f.at_low), (f.high, f.at_high)):
         for t in np.linspace(0.1, 1.0, 10):
-            interp = {k: 1.0 + (np.asarray(v) - 1.0) * t for k, v in f.items()}
+            interp = {k: 1.0 + (np.asarray(v) - 1.0) * t for k, v in kwargs.items()}
             ev = evaluate_arrays(s, o, **interp)
-            pick = _pick(rec, ev, int(best_index(s, o, ev)[0]))
+            pick = _pick(labels, int(best_index(s, o, ev)[0]))
             if pick != base_pick:
-                at = base + (value - base) * t
-                return f"{_describe(s, name, at)}: {pick}"
+                at = f.base + (value - f.base) * t
+                return f"{_describe(s, f.parameter, at)}: {pick}"
     return ""
 
 
 def monte_carlo(rec, cat: Catalog, samples: int = 1000, seed: int = 0) -> pd.DataFrame:
-    """How often each (acquisition, accelerator) wins when every factor is drawn uniformly in its range."""
+    """How often each (acquisition, accelerator) wins when every factor is drawn uniformly in its
+    range: ``option`` (its label) and ``share`` [fraction of the draws], most frequent first."""
     s, o = rec.scenario, rec.options
     rng = np.random.default_rng(seed)
     draws = {}
-    for label, name, base, low, high, f_lo, f_hi in _factors(rec, cat):
+    for f in factors(rec, cat):
         u = rng.uniform(size=(samples, 1))
-        for k in f_lo:
-            lo, hi = np.asarray(f_lo[k], float), np.asarray(f_hi[k], float)
+        for k in f.at_low:
+            lo, hi = np.asarray(f.at_low[k], float), np.asarray(f.at_high[k], float)
             draws[k] = draws.get(k, 1.0) * (lo + (hi - lo) * u)
     winners = []
-    for start in range(0, samples, 200):
-        chunk = {k: v[start : start + 200] for k, v in draws.items()}
+    for start in range(0, samples, MONTE_CARLO_CHUNK):
+        chunk = {k: v[start : start + MONTE_CARLO_CHUNK] for k, v in draws.items()}
         ev = evaluate_arrays(s, o, **chunk)
         winners.extend(best_index(s, o, ev))
-    picks = pd.Series([_pick(rec, None, int(i)) for i in winners])
-    freq = (
-        picks.value_counts(normalize=True)
-        .rename("share")
-        .reset_index()
-        .rename(columns={"index": "option"})
-    )
+    labels = option_labels(o).to_numpy(object)
+    picks = pd.Series([_pick(labels, int(i)) for i in winners])
+    freq = picks.value_counts(normalize=True).rename("share").reset_index()
     freq.columns = ["option", "share"]
     return freq
 

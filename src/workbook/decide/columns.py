@@ -1,0 +1,203 @@
+"""The options table's columns, declared once: the data bus between decide, present and guides.
+
+:func:`workbook.decide.recommend` returns ``Recommendation.options``, one row per option
+(accelerator x GPU count x acquisition mode, ~2,850 rows for the full catalog). Its columns are
+added in steps, and the frame holds them in this order (tests/decide/test_columns.py checks it
+for every preset):
+
+``estimate``
+    :func:`workbook.model.estimate_frame` of every (accelerator, GPU count), through
+    :func:`workbook.decide.options.sweep`, which multiplies the whole-run times
+    (:data:`~workbook.decide.options.TIME_COLUMNS`) and divides the rates
+    (:data:`~workbook.decide.options.RATE_COLUMNS`) by the scenario's time factor.
+``sweep``
+    Added by :func:`~workbook.decide.options.sweep` itself.
+``options``
+    :func:`workbook.decide.options.build_options`: power and spec columns per configuration, one
+    copy per acquisition mode with its price, lead time and ownership inputs, and the constraints
+    that do not move with prices or efficiency (``why_*``: one reason string, '' where it holds).
+``evaluate``
+    :func:`workbook.decide.evaluate.evaluate_arrays` at base values: times, costs and the moving
+    checks. ``wall_days`` and ``lead_time_days`` replace the estimate's and the option's (the spot
+    overhead and the lead-time factor applied), so they sit here in the frame.
+``reasons``
+    :func:`workbook.decide.explain.moving_reasons`: the moving constraints in words, every failure
+    of an option in one string, and how far it is from feasible.
+
+A unit is in brackets style (``USD``, ``days``, ``kW``); where a column is not a quantity its kind
+is given instead: ``id`` (a catalog key), ``choice`` (one of a fixed set), ``text`` (words),
+``bool``. The table itself (:data:`OPTION_COLUMNS`) is appended below.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: The steps that add columns, in the order the frame holds them.
+STEPS = ("estimate", "sweep", "options", "evaluate", "reasons")
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of the options table."""
+
+    #: Column name in the frame.
+    name: str
+    #: Unit of a quantity, or the kind of a non-quantity (``id``, ``choice``, ``text``, ``bool``).
+    unit: str
+    #: The step that adds it (one of :data:`STEPS`).
+    step: str
+    #: What it holds, in one line.
+    meaning: str
+
+
+# A declared table: (name, unit or kind, meaning) per step, in the frame's column order.
+_ESTIMATE = (
+    ("accelerator", "id", "accelerator id (data/accelerators.csv)"),
+    ("n_gpus", "GPUs", "GPUs in the cluster"),
+    ("n_params", "params", "model parameters"),
+    ("n_active_params", "params", "parameters active per token (MoE); n_params when dense"),
+    ("n_tokens", "tokens", "training tokens per run"),
+    ("seq_len", "tokens", "sequence length"),
+    ("precision", "choice", "training precision: bf16, fp8"),
+    ("method", "choice", "training method: full, lora, qlora"),
+    ("fabric", "id", "scale-out network (data/fabrics.csv); None: the engine's default"),
+    ("cooling", "choice", "cooling the estimate runs at: the part's designed cooling"),
+    ("attention", "choice", "attention FLOPs convention (workbook.model.flops)"),
+    ("input_pipeline", "choice", "data loader: compiled or python"),
+    ("n_layers", "layers", "transformer layers (derived from the size)"),
+    ("d_model", "width", "hidden size (derived from the size)"),
+    ("global_batch_tokens", "tokens", "tokens per optimizer step"),
+    ("supported", "bool", "the accelerator has the precision (else NaN times)"),
+    ("flops_per_token", "FLOP", "training FLOPs per token"),
+    ("flops_total", "FLOP", "training FLOPs per run"),
+    ("wall_hours", "h", "hours per run, goodput and time factor included"),
+    ("gpu_hours", "GPU-h", "GPU-hours per run, time factor included"),
+    ("tokens_per_s", "tokens/s", "whole-run throughput of the cluster, time factor included"),
+    ("tokens_per_s_per_gpu", "tokens/s", "tokens_per_s per GPU"),
+    ("steady_tokens_per_s_per_gpu", "tokens/s", "per GPU between failures (what a pilot measures)"),
+    ("mfu", "ratio", "model FLOPs utilisation of the precision's dense peak"),
+    ("mfu_bf16_peak", "ratio", "model FLOPs utilisation of the BF16 dense peak"),
+    ("memory_per_gpu_gb", "GB", "memory one GPU needs in the chosen layout"),
+    ("memory_gb_available", "GB", "memory one GPU has (data/accelerators.csv)"),
+    ("fits_in_memory", "bool", "the chosen layout fits in the GPU's memory"),
+    ("tp", "count", "tensor-parallel degree"),
+    ("pp", "count", "pipeline-parallel degree"),
+    ("dp", "count", "data-parallel degree"),
+    ("n_gpus_used", "GPUs", "GPUs the layout keeps busy (tp x pp x dp)"),
+    ("zero_stage", "count", "ZeRO stage of the optimizer state sharding"),
+    ("recompute", "choice", "activation recompute: full or selective"),
+    ("goodput", "ratio", "useful share of wall time (Young/Daly checkpointing)"),
+    ("software_maturity", "ratio", "derate of the software stack"),
+    ("thermal_factor", "ratio", "derate of a liquid-cooled part in air"),
+    ("input_pipeline_factor", "ratio", "derate of a python input pipeline"),
+    ("moe_factor", "ratio", "derate of a mixture of experts"),
+    ("qlora_factor", "ratio", "derate of QLoRA's dequantisation"),
+    ("throttled", "bool", "a liquid-cooled part estimated in air"),
+    ("step_s", "s", "seconds per optimizer step (the engine's, no time factor)"),
+    ("matmul_s", "s", "matmul part of step_s"),
+    ("memory_s", "s", "memory-traffic part of step_s"),
+    ("optimizer_s", "s", "optimizer-update part of step_s"),
+    ("dp_comm_s", "s", "data-parallel gradient reduction per step (before overlap)"),
+    ("dp_exposed_s", "s", "dp_comm_s not hidden behind the backward pass"),
+    ("tp_exposed_s", "s", "tensor-parallel communication not overlapped"),
+    ("bubble_s", "s", "pipeline bubble per step"),
+    ("derate_s", "s", "seconds the named derates add to a step"),
+)
+_SWEEP = (
+    ("time_factor", "x", "the scenario's planned / predicted run time"),
+    ("name", "text", "the accelerator's name (data/accelerators.csv)"),
+)
+_OPTIONS = (
+    ("nodes", "nodes", "servers in the cluster"),
+    ("it_kw", "kW", "IT power: nodes x node_kw"),
+    ("racks", "racks", "racks the cluster fills at the rack limit"),
+    ("rack_kw", "kW", "power of the heaviest rack"),
+    ("facility_kw", "kW", "IT power x the site's PUE"),
+    ("node_kw", "kW", "one node: GPUs at TDP plus the host"),
+    ("block_kw", "kW", "smallest unit that must share a rack (a node, an NVL72 rack)"),
+    ("block_exceeds_rack", "bool", "block_kw is above the rack limit"),
+    ("gpus_per_node", "GPUs", "GPUs per server (data/accelerators.csv)"),
+    ("cooling_options", "choice", "designed cooling: air, liquid, air|liquid, cloud"),
+    ("software_stack", "choice", "cuda, rocm, synapse, xla, neuron"),
+    ("availability", "choice", "buy-and-rent or rent-only"),
+    ("lead_time_weeks_new", "weeks", "delivery of new hardware (data/facility.csv)"),
+    ("server_cost_usd_per_node", "USD", "server around the GPUs, per node"),
+    ("fabric_cost_usd_per_gpu", "USD/GPU", "scale-out network per GPU (0 on one node)"),
+    ("layout", "text", "parallel layout (workbook.text.layout_label)"),
+    ("acquisition", "choice", "rent-spot, rent-on-demand, rent-reserved, buy-new, buy-used"),
+    ("price", "USD", "default price: per GPU-hour to rent, per GPU to buy; NaN if none"),
+    ("price_basis", "text", "where the price comes from (data/prices.csv basis)"),
+    ("is_buy", "bool", "an owned cluster (buy-new or buy-used)"),
+    ("life_years", "yr", "years the hardware is depreciated over"),
+    ("needs_retrofit", "bool", "bought liquid-only hardware for air racks"),
+    ("retrofit_usd", "USD", "liquid-cooling retrofit, where the scenario allows it"),
+    ("pue", "ratio", "facility power / IT power (liquid after a retrofit)"),
+    ("base_lead_time_days", "days", "wait for the hardware before the lead-time factor"),
+    ("spot_overhead", "ratio", "extra run time on spot (preemptions)"),
+    ("electricity", "USD/kWh", "electricity price"),
+    ("colocation", "USD/kW-month", "colocation price of owned racks"),
+    ("resale", "ratio", "resale value at end of life / purchase price"),
+    ("capital_rate", "1/yr", "cost of capital"),
+    ("idle_power_fraction", "ratio", "power drawn while idle / busy power"),
+    ("base_wall_days", "days", "days per run before the spot overhead and factors"),
+    ("why_precision", "text", "why the precision fails ('' where it holds)"),
+    ("why_memory", "text", "why the model does not fit in memory"),
+    ("why_scale", "text", "why too few GPUs can be kept busy"),
+    ("why_availability", "text", "why this mode or count cannot be had"),
+    ("why_site_power", "text", "why an owned cluster exceeds the site's power"),
+    ("why_rack_power", "text", "why one block exceeds the rack limit"),
+    ("why_cooling", "text", "why the racks cannot cool it"),
+    ("why_team", "text", "why the team cannot run it (the article's rules)"),
+    ("static_ok", "bool", "no why_* of this step is set"),
+)
+_EVALUATE = (
+    ("wall_days", "days", "days per run: base x time factors x (1 + spot overhead)"),
+    ("lead_time_days", "days", "wait for the hardware"),
+    ("time_to_result_days", "days", "lead time + one run"),
+    ("cost_per_run_usd", "USD", "cost per year / runs per year"),
+    ("cost_per_year_usd", "USD/yr", "rent for the year's runs, or owning for a year"),
+    ("first_year_cost_usd", "USD", "purchase + a year's energy and colocation, or a year's rent"),
+    ("capex_usd", "USD", "purchase price of an owned cluster (0 when rented)"),
+    ("usd_per_million_tokens", "USD/Mtoken", "cost per run per million training tokens"),
+    ("schedule_fits_year", "bool", "the year's runs fit in 8,760 hours"),
+    ("energy_usd_per_year", "USD/yr", "electricity of an owned cluster, busy and idle"),
+    ("fixed_usd_per_year", "USD/yr", "depreciation, capital and colocation of an owned cluster"),
+    ("deadline_ok", "bool", "time_to_result_days within the deadline"),
+    ("lead_ok", "bool", "lead time within the scenario's tolerance"),
+    ("budget_ok", "bool", "first_year_cost_usd within the budget"),
+    ("feasible", "bool", "every constraint holds and the cost is finite"),
+)
+_REASONS = (
+    ("why_deadline", "text", "why the runs miss the deadline or do not fit in a year"),
+    ("why_lead_time", "text", "why the wait for the hardware is too long"),
+    ("why_budget", "text", "why the first year exceeds the budget"),
+    ("failed", "text", "every why_* of the option, joined by '; '"),
+    ("n_failed", "count", "constraints that fail"),
+    ("shortfall", "score", "distance from feasible: 10 per static failure + log overshoots"),
+)
+
+#: Every column of ``Recommendation.options``, in the frame's order.
+OPTION_COLUMNS: tuple[Column, ...] = tuple(
+    Column(name, unit, step, meaning)
+    for step, table in zip(STEPS, (_ESTIMATE, _SWEEP, _OPTIONS, _EVALUATE, _REASONS))
+    for name, unit, meaning in table
+)
+
+
+def option_columns(step: str | None = None) -> tuple[str, ...]:
+    """Names of the declared columns (of one step, or all), in the frame's order."""
+    if step is not None and step not in STEPS:
+        raise ValueError(f"step={step!r} is unknown; allowed: {', '.join(STEPS)}")
+    return tuple(c.name for c in OPTION_COLUMNS if step is None or c.step == step)
+
+
+def _table_text() -> str:
+    """The declared table as reStructuredText lines for the module docstring."""
+    title = "Columns (name [unit or kind], step: meaning)"
+    lines = ["", title, "-" * len(title), ""]
+    lines += [f"- ``{c.name}`` [{c.unit}], {c.step}: {c.meaning}" for c in OPTION_COLUMNS]
+    return "\n".join(lines) + "\n"
+
+
+__doc__ = (__doc__ or "") + _table_text()

@@ -1,0 +1,84 @@
+"""The reasons in words: every failure of an option, and how far to trust the pick's deadline at
+the slow end of published runs."""
+
+import math
+
+import pytest
+from decide_cases import BASE
+
+from workbook import Scenario, presets, recommend
+from workbook.calibrate import accuracy_table, holdout_time_range, time_range
+from workbook.decide.explain import delta_text, option_phrase
+
+
+def test_every_infeasible_option_names_its_failed_constraints():
+    o = recommend(Scenario(**BASE), sensitivity=False).options
+    bad = o[~o["feasible"]]
+    assert (bad["failed"].str.len() > 0).all()
+
+
+def test_option_phrase_and_delta_text():
+    assert option_phrase("rent-on-demand", 16.0, "NVIDIA H200") == "rent on demand 16 x NVIDIA H200"
+    assert delta_text(1.1, 1.0) == "+10% vs the pick"
+    assert delta_text(1.0, 0.0) == delta_text(math.nan, 1.0) == "n/a"
+
+
+def test_pick_says_whether_it_still_makes_the_deadline_at_the_slow_end_of_published_runs():
+    """The slow end is the 90th percentile of published / predicted GPU-hours on the held-out runs
+    (workbook.calibrate.time_range); the reason applies it to the pick's days by hand-checkable
+    arithmetic."""
+    rng = holdout_time_range()
+    t = accuracy_table()
+    hold = t[t["split"] == "holdout"]
+    assert rng == time_range(hold["published_gpu_hours"], hold["predicted_gpu_hours"])
+    assert rng["n"] == len(hold) and rng["high"] > 1.0
+    for name, fits in (("funded-startup-30b-domain", True), ("band-7b-to-70b", False)):
+        s = presets[name]
+        rec = recommend(s, sensitivity=False)
+        slow = rec.top.wall_days * rng["high"]
+        ttr = rec.top.lead_time_days + slow
+        assert (
+            ttr <= s.deadline_days
+        ) is fits  # both cases: one pick keeps its margin, one loses it
+        line = [r for r in rec.reasons if r.startswith("If the run overshoots its prediction")]
+        assert len(line) == 1
+        assert (
+            f"({rng['high']:.2f}x, the 90th percentile of {rng['n']} held-out runs): "
+            f"{slow:,.0f} days, {ttr:,.0f} days"
+        ) in line[0]
+        margin = abs(s.deadline_days - ttr)
+        word = (
+            f"still inside the {s.deadline_days:g}-day deadline by {margin:,.0f} days"
+            if fits
+            else f"{margin:,.0f} days past the {s.deadline_days:g}-day deadline"
+        )
+        assert word + "." in line[0]
+
+
+def test_a_pick_that_misses_at_the_slow_end_names_the_cheapest_option_that_would_not():
+    """band-7b-to-70b (cheapest within 90 days): the pick needs 86 of the 90 days. Among the
+    feasible options whose run, at the slow end of the range (rng["high"] x its prediction), still
+    ends before the deadline, the cheapest is named."""
+    s = presets["band-7b-to-70b"]
+    rng = holdout_time_range()
+    rec = recommend(s, sensitivity=False)
+    o = rec.options
+    slow_ok = o["feasible"] & (
+        o["lead_time_days"] + o["wall_days"] * rng["high"] <= s.deadline_days
+    )
+    robust = o[slow_ok].sort_values(["cost_per_run_usd", "time_to_result_days"]).iloc[0]
+    assert not (
+        robust["accelerator"] == rec.top.accelerator
+        and robust["n_gpus"] == rec.top.n_gpus
+        and robust["acquisition"] == rec.top.acquisition
+    )
+    line = next(r for r in rec.reasons if r.startswith("If the run overshoots"))
+    assert "past the 90-day deadline" in line
+    assert (
+        f"The best-ranked option that would: rent on demand {int(robust['n_gpus'])} x "
+        f"{robust['name']}, {robust['wall_days']:,.1f} days, "
+        f"${robust['cost_per_run_usd']:,.0f} per run"
+    ) in line
+    # Renting twice the GPUs for half the time costs about the same: the margin is nearly free here.
+    assert robust["n_gpus"] == 2 * rec.top.n_gpus
+    assert robust["cost_per_run_usd"] == pytest.approx(rec.top.cost_per_run_usd, rel=0.01)

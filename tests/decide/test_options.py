@@ -1,0 +1,78 @@
+"""The options: the sweep of cluster sizes, one row per accelerator x GPU count x acquisition mode,
+and the scenario's time factor applied to whole-run figures."""
+
+import pytest
+from decide_cases import BASE
+
+from workbook import Scenario, presets, recommend
+from workbook.decide import gpu_counts, option_row
+from workbook.decide.options import NODE_COUNTS
+from workbook.decide.scenario import ACQUISITIONS
+
+
+def test_node_counts_are_powers_of_two_and_one_and_a_half_times_them():
+    assert NODE_COUNTS == (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512,
+                           768, 1024, 1536, 2048)  # fmt: skip
+
+
+def test_gpu_counts_are_node_multiples_and_whole_nvl72_racks():
+    c = gpu_counts(8, 8, 16384)
+    assert c[:4] == [1, 2, 4, 8] and c[-1] == 16384 and all(x % 8 == 0 for x in c[3:])
+    n = gpu_counts(4, 72, 16384)
+    assert 72 in n and 144 in n and all(x <= 72 or x % 72 == 0 for x in n)
+
+
+def test_options_cover_every_accelerator_count_and_mode():
+    rec = recommend(Scenario(**BASE), sensitivity=False)
+    o = rec.options
+    assert set(o["acquisition"]) == set(ACQUISITIONS)
+    assert o["accelerator"].nunique() == 23
+    assert o["n_gpus"].max() == 16384
+    for col in (
+        "wall_days",
+        "cost_per_run_usd",
+        "cost_per_year_usd",
+        "facility_kw",
+        "racks",
+        "feasible",
+        "failed",
+    ):
+        assert col in o.columns
+
+
+def test_time_factor_scales_days_gpu_hours_and_rent_of_every_option():
+    """A pilot run measured at 1.5x the engine's time: every option's days and GPU-hours x 1.5, its
+    MFU / 1.5, and a rented run's cost x 1.5 (rent = GPUs x hours x $/GPU-h, linear). The
+    published-runs slow-end reason gives way to one naming the factor."""
+    s = presets["funded-startup-30b-domain"]
+    base, slow = (
+        recommend(s, sensitivity=False),
+        recommend(s.replace(time_factor=1.5), sensitivity=False),
+    )
+    top = base.top
+    a = option_row(base.options, top.accelerator, top.n_gpus, "rent-on-demand")
+    b = option_row(slow.options, top.accelerator, top.n_gpus, "rent-on-demand")
+    assert b["wall_days"] == pytest.approx(1.5 * a["wall_days"])
+    assert b["gpu_hours"] == pytest.approx(1.5 * a["gpu_hours"])
+    assert b["mfu"] == pytest.approx(a["mfu"] / 1.5)
+    assert b["cost_per_run_usd"] == pytest.approx(1.5 * a["cost_per_run_usd"])
+    assert b["cost_per_run_usd"] == pytest.approx(b["n_gpus"] * b["wall_days"] * 24.0 * b["price"])
+    assert (b["time_factor"], a["time_factor"]) == (1.5, 1.0)
+    assert b["step_s"] == pytest.approx(
+        a["step_s"]
+    )  # the engine's step-time breakdown is unchanged
+    reasons = " ".join(slow.reasons)
+    assert (
+        "Planned at your time factor of 1.5x the engine's prediction: "
+        f"{slow.top.wall_days:.0f} days per run"
+    ) in reasons
+    assert "If the run overshoots" not in reasons
+    assert "If the run overshoots" in " ".join(base.reasons)
+    assert "time factor" not in " ".join(base.reasons)
+
+
+def test_layout_names_the_parallel_layout_of_every_option():
+    o = recommend(presets["band-under-7b"], sensitivity=False).options
+    r = o.iloc[0]
+    want = f"TP{r['tp']} PP{r['pp']} DP{r['dp']} ZeRO-{r['zero_stage']}, {r['recompute']} recompute"
+    assert r["layout"] == want

@@ -1,0 +1,91 @@
+"""The article's scenarios as presets: the engine's answers, compared with the article's."""
+
+import pytest
+
+from workbook import ARTICLE_ADVICE, article_comparison, presets, recommend
+
+EXPECTED = {
+    # name: (accelerator, acquisition) the engine picks; the tests below say why where it differs
+    # from the article
+    "small-team-instruction-tuning": ("rtx-pro-6000-server", "rent-spot"),
+    "funded-startup-30b-domain": ("mi355x", "rent-on-demand"),
+    "enterprise-frontier-pretraining": ("mi355x", "buy-new"),
+    "modest-budget-token-efficient": ("mi355x", "rent-on-demand"),
+    "series-a-healthcare-17b-lora": ("rtx-6000-ada", "buy-new"),
+    "band-under-7b": ("rtx-pro-6000-server", "rent-spot"),
+    "band-7b-to-70b": ("mi355x", "rent-on-demand"),
+    "band-70b-to-400b": ("mi355x", "rent-on-demand"),
+    "band-400b-plus": ("gb200-nvl72", "buy-new"),
+}
+
+
+@pytest.fixture(scope="module")
+def recs():
+    """Every preset's recommendation (the sensitivity is tested in test_sensitivity.py)."""
+    return {name: recommend(s, sensitivity=False) for name, s in presets.items()}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_preset_pick_and_its_reasons(recs, name):
+    rec = recs[name]
+    assert (rec.top.accelerator, rec.top.acquisition) == EXPECTED[name]
+    assert rec.top.sentence and rec.reasons and rec.rejected
+    cmp = article_comparison(rec, name)
+    assert cmp.startswith(f'The article: "{ARTICLE_ADVICE[name]}"')
+    assert "feasible" in cmp or "fails on" in cmp
+
+
+def test_small_team_article_option_is_feasible_but_dearer(recs):
+    """The article says rent 8x H100; the engine agrees renting wins but finds 2 RTX PRO 6000 on
+    spot cheaper per run for an 8B fine-tune, and says how much dearer the article's pick is."""
+    cmp = article_comparison(recs["small-team-instruction-tuning"], "small-team-instruction-tuning")
+    assert "8 x NVIDIA H100" in cmp and "is feasible" in cmp and "vs the engine's pick" in cmp
+
+
+def test_400b_band_prefers_gb200_because_b300_adds_no_bf16_flops(recs):
+    """B300's dense BF16/FP8 equal B200's (the article's 'doubled FP8' is wrong), so for BF16
+    pretraining the dearer, later-shipping GB300 NVL72 loses to GB200 NVL72 on cost per run; the
+    comparison says by how much."""
+    rec = recs["band-400b-plus"]
+    assert rec.top.accelerator == "gb200-nvl72"
+    cmp = article_comparison(rec, "band-400b-plus")
+    assert "GB300 NVL72" in cmp and "is feasible" in cmp
+
+
+def test_enterprise_article_option_is_feasible_but_dearer(recs):
+    """The enterprise team (40 platform engineers, liquid cooling) may run AMD; at the catalog's
+    MI355X price (an analyst ASP estimate, flagged in the reasons) it undercuts the article's
+    B300-class racks."""
+    rec = recs["enterprise-frontier-pretraining"]
+    assert any(r.startswith("Price basis:") and "estimate" in r for r in rec.reasons)
+    cmp = article_comparison(rec, "enterprise-frontier-pretraining")
+    assert "GB300" in cmp and "is feasible" in cmp
+
+
+def test_funded_startup_h200_cluster_misses_the_deadline_on_lead_time(recs):
+    cmp = article_comparison(recs["funded-startup-30b-domain"], "funded-startup-30b-domain")
+    assert "H200" in cmp and "lead time" in cmp
+
+
+def test_article_headline_scenario_is_infeasible_and_says_why(recs):
+    rec = recs["article-70b-5t-48-days"]
+    assert not rec.feasible
+    assert "deadline" in rec.reasons[0]
+    assert any(
+        "do not fit in a year" in r or "days (lead time + run)" in r for r in rec.reasons[1:]
+    )
+
+
+def test_series_a_does_not_need_two_b200_nodes(recs):
+    rec = recs["series-a-healthcare-17b-lora"]
+    assert rec.top.n_gpus <= 8 and rec.top.first_year_cost_usd < 250_000
+    b200 = rec.options[
+        (rec.options["accelerator"] == "b200-hgx")
+        & (rec.options["n_gpus"] == 16)
+        & (rec.options["acquisition"] == "buy-new")
+    ]
+    assert not b200["feasible"].any()  # 2 B200 nodes blow the $250K / 15 kW envelope
+
+
+def test_article_comparison_of_a_name_that_is_not_an_article_preset_is_empty(recs):
+    assert article_comparison(recs["band-under-7b"], "custom") == ""

@@ -1,0 +1,49 @@
+"""Scenario: validation with errors naming field and value, YAML / JSON round trips, defaults."""
+
+import json
+
+import pytest
+from decide_cases import BASE
+
+from workbook import Scenario, ScenarioError
+
+
+def test_scenario_round_trips_yaml_and_json(tmp_path):
+    s = Scenario(**BASE)
+    assert Scenario.from_yaml(s.to_yaml()) == s
+    assert Scenario.from_json(s.to_json()) == s
+    s.save(tmp_path / "s.yaml")
+    assert Scenario.load(tmp_path / "s.yaml") == s
+    assert set(json.loads(s.to_json())) == set(Scenario.model_fields)  # keys = field names
+
+
+@pytest.mark.parametrize(
+    "field, value, match",
+    [
+        ("n_params", -1, r"n_params=-1: allowed: a value greater than 0"),
+        ("cooling", "water", r"cooling='water': is not allowed; allowed: 'air' or 'liquid'"),
+        ("budget_usd", "a lot", r"budget_usd='a lot'"),
+        ("team_size", 0, r"team_size=0"),
+        ("acquisition_modes", ["lease"], r"acquisition_modes.0='lease'|acquisition_modes"),
+        ("colour", "red", r"colour='red': is not a scenario field"),
+        ("time_factor", 0, r"time_factor=0: allowed: a value greater than or equal to 0.25"),
+        ("time_factor", 11, r"time_factor=11: allowed: a value less than or equal to 10"),
+    ],
+)
+def test_bad_fields_raise_a_valueerror_naming_field_and_value(field, value, match):
+    data = dict(BASE, **{field: value})
+    with pytest.raises(ValueError, match=match) as e:
+        Scenario(**data)
+    assert isinstance(e.value, ScenarioError)
+
+
+def test_contradictory_inputs_are_rejected_with_a_reason():
+    with pytest.raises(ScenarioError, match="n_active_params=.* exceeds n_params"):
+        Scenario(**dict(BASE, n_active_params=80e9))
+    with pytest.raises(ScenarioError, match="n_tokens is required for workload='lora'"):
+        Scenario(**dict(BASE, workload="lora", n_tokens=None))
+
+
+def test_chinchilla_default_tokens():
+    s = Scenario(**dict(BASE, n_tokens=None))
+    assert s.tokens == pytest.approx(20 * 70e9)

@@ -1,0 +1,49 @@
+"""The tornado (one assumption at a time over its range) and the Monte Carlo (all at once)."""
+
+import pandas as pd
+import pytest
+
+from workbook import presets, recommend
+from workbook.decide.sensitivity import factors
+
+
+@pytest.fixture(scope="module")
+def rec():
+    return recommend(presets["funded-startup-30b-domain"], monte_carlo_samples=200)
+
+
+def test_tornado_and_monte_carlo(rec):
+    t = rec.sensitivity
+    assert {
+        "assumption",
+        "low",
+        "high",
+        "cost_per_run_at_low",
+        "cost_per_run_at_high",
+        "flips",
+        "flips_at",
+    } <= set(t.columns)
+    assert len(t) >= 6
+    assert (t["swing_usd"].diff().dropna() <= 0).all()  # sorted like a tornado
+    mc = rec.monte_carlo
+    assert mc["share"].sum() == pytest.approx(1.0)
+    assert mc["share"].iloc[0] > 0
+
+
+def test_every_factor_is_a_row_of_the_tornado(rec, cat):
+    fs = factors(rec, cat)
+    assert sorted(f.parameter for f in fs) == sorted(rec.sensitivity["parameter"])
+    assert all(f.at_low.keys() == f.at_high.keys() for f in fs)
+
+
+def test_sensitivity_added_later_equals_recommend_with_it():
+    """The app shows the conclusion first and adds the tornado and Monte Carlo afterwards."""
+    s = presets["funded-startup-30b-domain"]
+    full = recommend(s, monte_carlo_samples=200)
+    later = recommend(s, sensitivity=False)
+    assert later.sensitivity.empty and later.monte_carlo.empty and later.headline == full.headline
+    later.add_sensitivity(samples=0)
+    assert later.monte_carlo.empty
+    pd.testing.assert_frame_equal(later.sensitivity, full.sensitivity)
+    later.add_sensitivity(samples=200, tornado=False)
+    pd.testing.assert_frame_equal(later.monte_carlo, full.monte_carlo)
