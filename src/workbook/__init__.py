@@ -47,6 +47,6 @@ __all__ += [
     "ScenarioError",
 ]
 
-from .guides.analyses import memory_fit_table  # noqa: E402  (fewest GPUs of each type that fit a job)
+from .guides.memory_fit import memory_fit_table  # noqa: E402  (fewest GPUs of each type for a job)
 
 __all__ += ["memory_fit_table"]

@@ -17,7 +17,8 @@ from workbook import (
 )
 from workbook.calibrate import validate
 from workbook.cli import validate as cli_validate
-from workbook.guides import analyses as A
+from workbook import calibrate as A
+from workbook.guides.speed import pilot_time_factor
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -243,7 +244,7 @@ def test_benchmark_throughput_is_the_steady_state_prediction(cat):
         == 25
     )
     row = runs.set_index("run_id").loc["mpt-7b-bench-h100"]
-    pilot = A.pilot_time_factor(
+    pilot = pilot_time_factor(
         row["tokens_per_s_per_gpu"],
         row["params_total"],
         {"accelerator": "h100-sxm", "n_gpus": 8},

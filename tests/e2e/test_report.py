@@ -20,7 +20,7 @@ import pytest
 from workbook.cli import main
 from workbook.decide import presets, recommend
 from workbook.decide.scenario import Scenario, ScenarioError
-from workbook.guides import analyses as A
+from workbook import calibrate as A
 from workbook.present import memo as rp
 
 REPO = Path(__file__).resolve().parents[2]

@@ -136,7 +136,7 @@ def test_assumptions_table_shows_sources_and_snapshot(app):
 
 
 def test_robustness_says_how_far_to_trust_the_time_estimate(app):
-    from workbook.guides.analyses import time_model_trust
+    from workbook.calibrate import time_model_trust
 
     text = time_model_trust(app.rec.top.accelerator, app.catalog, wall_days=app.rec.top.wall_days)
     assert "For the predicted " in text  # the pick's own days, with the range to plan for
