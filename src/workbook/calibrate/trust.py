@@ -1,14 +1,214 @@
 """How far to trust a time estimate: one paragraph for the app and the memo, measured live on
-data/published_runs.csv with the catalog's constants."""
+data/published_runs.csv with the catalog's constants.
+
+The measurement does not depend on the pick, so it is made once per catalog object
+(:class:`_PerCatalog`); only the sentences about the pick's days, time factor and accelerator are
+written per call. The app asks for the paragraph on every input change.
+"""
 
 from __future__ import annotations
 
+import weakref
+from dataclasses import dataclass
+from typing import Callable, Generic, TypeVar
+
 import numpy as np
+import pandas as pd
 
 from ..catalog import Catalog, resolve_catalog
 from ..checks import check_number
 from ..text import days_text
 from .accuracy import accuracy_bias, accuracy_summary, accuracy_table, twin_pair_table
+from .metrics import RANGE_QUANTILES, TWIN_RATIO_25PCT, forward_range_check, time_range
+
+T = TypeVar("T")
+
+#: Share of held-out runs the quoted range nominally holds (80 %).
+RANGE_SHARE = RANGE_QUANTILES[1] - RANGE_QUANTILES[0]
+#: How far below the leave-one-out coverage the forward check must fall to read "but only".
+FORWARD_SHORTFALL = 0.05
+#: How far below :data:`RANGE_SHARE` the forward check must fall to call the range a floor.
+FLOOR_SHORTFALL = 0.1
+#: Median signed error on an accelerator's runs beyond which its estimates read as optimistic
+#: (below minus this) or pessimistic (above it).
+BIAS_NOTED = 0.1
+
+
+class _PerCatalog(Generic[T]):
+    """``compute(catalog)`` cached per catalog object.
+
+    Keyed on ``id(catalog)`` with a weak reference that drops the entry when the catalog goes away,
+    so a catalog with other overrides (another object) never reuses another's value, and a new
+    catalog that happens to get a dead one's id finds nothing. Catalogs are not changed after they
+    are built (:meth:`workbook.catalog.Catalog.with_overrides` makes a new one).
+    """
+
+    def __init__(self, compute: Callable[[Catalog], T]):
+        self._compute = compute
+        self._entries: dict[int, tuple[weakref.ref, T]] = {}
+
+    def __call__(self, catalog: Catalog) -> T:
+        key = id(catalog)
+        hit = self._entries.get(key)
+        if hit is not None and hit[0]() is catalog:
+            return hit[1]
+        value = self._compute(catalog)
+        self._entries[key] = (weakref.ref(catalog, self._forget(key)), value)
+        return value
+
+    def _forget(self, key: int) -> Callable[[weakref.ref], None]:
+        def forget(ref: weakref.ref) -> None:
+            hit = self._entries.get(key)
+            if hit is not None and hit[0] is ref:
+                del self._entries[key]
+
+        return forget
+
+    def cache_clear(self) -> None:
+        """Forget every cached value (tests that replace what ``compute`` reads)."""
+        self._entries.clear()
+
+
+@dataclass(frozen=True)
+class TrustBasis:
+    """The part of the trust paragraph that does not depend on the pick, for one catalog."""
+
+    #: The held-out error and range sentences, or that the out-of-sample error is unknown.
+    holdout_text: str
+    #: :func:`workbook.calibrate.metrics.time_range` of the held-out runs (None without any).
+    time_range: dict | None
+    #: The range's leave-one-out coverage, its forward check and the twin runs ("" without
+    #: held-out runs).
+    spread_text: str
+    #: :func:`workbook.calibrate.accuracy.accuracy_bias`, indexed by ``group``.
+    bias: pd.DataFrame
+
+
+def _holdout_error_text(m: pd.Series) -> str:
+    """The engine's error on the held-out runs (a row of :func:`accuracy_summary`)."""
+    return (
+        f" on the {int(m['n'])} held-out runs, which fitted no constant, the predicted GPU-hours "
+        f"are off by a median {m['mdape']:.0%} ({m['within_25pct']:.0%} within +-25 %, worst "
+        f"{m['max_ratio_off']:.1f}x)."
+    )
+
+
+def _range_text(rng: dict) -> str:
+    """Where the held-out runs landed relative to their predictions."""
+    return (
+        f" {RANGE_SHARE:.0%} of them took between {rng['low']:.2f}x and {rng['high']:.2f}x the "
+        f"predicted time, median {rng['median']:.2f}x."
+    )
+
+
+def _plan_text(predicted_days: float | None, rng: dict) -> str:
+    """The range applied to the predicted days ("" without them)."""
+    if predicted_days is None:
+        return ""
+    return (
+        f" For the predicted {days_text(predicted_days)}, plan for "
+        f"{days_text(predicted_days * rng['low'], unit=False)}"
+        f" to {days_text(predicted_days * rng['high'])}."
+    )
+
+
+def _coverage_text(table: pd.DataFrame, rng: dict) -> str:
+    """How often the range held: left out one at a time, and checked forward in time."""
+    if not np.isfinite(rng["loo_coverage"]):
+        return ""
+    text = (
+        f" That range held for {rng['loo_coverage']:.0%} of the held-out runs when each was left "
+        "out of it"
+    )
+    fw = forward_range_check(
+        table["entry_batch"],
+        table["split"] == "holdout",
+        table["published_gpu_hours"],
+        table["predicted_gpu_hours"],
+    )
+    if not len(fw):
+        return text + "."
+    inside, runs = int(fw["inside"].sum()), int(fw["runs"].sum())
+    fwd = inside / runs
+    text += (
+        f", {'but only' if fwd < rng['loo_coverage'] - FORWARD_SHORTFALL else 'and'} for "
+        f"{inside} of {runs} ({fwd:.0%}) checked forward in time (each batch of runs entered "
+        "later, against the range of the runs entered before it)."
+    )
+    if fwd < RANGE_SHARE - FLOOR_SHORTFALL:  # well under the nominal 80 %
+        text += " Treat the range as a floor on the uncertainty, not a bound."
+    return text
+
+
+def _twins_text(cat: Catalog, table: pd.DataFrame) -> str:
+    """The most contradictory twin runs and what to do about them ("" when none is beyond
+    +-25 %)."""
+    twins = twin_pair_table(cat)
+    if not (len(twins) and twins["ratio"].iloc[0] > TWIN_RATIO_25PCT):
+        return ""
+    t, names = twins.iloc[0], table.set_index("run_id")["model"]
+    part = cat.tables["accelerators"].set_index("accelerator_id").loc[t["accelerator"], "name"]
+    return (
+        f" Part of the spread is in the runs themselves: {names[t['slower']]} reached "
+        f"{t['ratio']:.1f}x less of the {part}'s peak than {names[t['faster']]}, a model of its "
+        f"size ({t['slower_gpus']:,} GPUs and {t['slower_seq_len']:,}-token sequences against "
+        f"{t['faster_gpus']:,} and {t['faster_seq_len']:,}, where every physical model expects "
+        "the first to be at least as fast). The cluster, its scheduler and the software stack "
+        "matter as much as the chip: time a short pilot run of your stack and enter measured / "
+        "predicted time as the time factor."
+    )
+
+
+def _trust_basis(cat: Catalog) -> TrustBasis:
+    """The pick-free measurement of :func:`time_model_trust` for one catalog."""
+    table = accuracy_table(cat)
+    summary = accuracy_summary(table).set_index(["model", "runs"])
+    bias = accuracy_bias(table).set_index("group")
+    if ("engine", "holdout") not in summary.index:
+        unknown = " no run is held out of the calibration, so the out-of-sample error is unknown."
+        return TrustBasis(unknown, None, "", bias)
+    hold = table[table["split"] == "holdout"]
+    rng = time_range(hold["published_gpu_hours"], hold["predicted_gpu_hours"])
+    return TrustBasis(
+        holdout_text=_holdout_error_text(summary.loc[("engine", "holdout")]) + _range_text(rng),
+        time_range=rng,
+        spread_text=_coverage_text(table, rng) + _twins_text(cat, table),
+        bias=bias,
+    )
+
+
+#: :func:`_trust_basis` cached per catalog object.
+trust_basis = _PerCatalog(_trust_basis)
+
+
+def _time_factor_text(wall_days: float | None, predicted_days: float | None, factor: float) -> str:
+    """The reader's time factor and the days it turns the prediction into ("" at 1)."""
+    if factor == 1.0 or wall_days is None:
+        return ""
+    return (
+        f" You set a time factor of {factor:g}x, so the recommendation plans for "
+        f"{days_text(wall_days)} where the engine predicts {days_text(predicted_days)}."
+    )
+
+
+def _accelerator_text(bias: pd.DataFrame, accelerator: str) -> str:
+    """The median signed error on the accelerator's published dense runs, or that none exists."""
+    if accelerator not in bias.index:
+        return (
+            f" No published dense run on {accelerator} checks the model: its estimate rests on the "
+            "spec sheet and on constants fitted on other accelerators."
+        )
+    runs, med = int(bias.loc[accelerator, "runs"]), float(bias.loc[accelerator, "median_error"])
+    way = "took longer than predicted" if med < 0 else "were faster than predicted"
+    text = (
+        f" On the {runs} published dense run{'s' if runs > 1 else ''} on {accelerator} the runs "
+        f"{way} by a median {abs(med):.0%}"
+    )
+    if med < -BIAS_NOTED:
+        return text + "; read its days and GPU-hour costs as optimistic."
+    if med > BIAS_NOTED:
+        return text + "; read its days and GPU-hour costs as pessimistic."
+    return text + "."
 
 
 def time_model_trust(
@@ -17,114 +217,33 @@ def time_model_trust(
     wall_days: float | None = None,
     time_factor: float = 1.0,
 ) -> str:
-    """How far to trust a time estimate, measured on data/published_runs.csv with the catalog's constants.
+    """How far to trust a time estimate, measured on data/published_runs.csv with the catalog's
+    constants.
 
     One paragraph: the median absolute error of GPU-hours on the held-out runs (never used to fit a
     constant); the range those runs landed in relative to their predictions
-    (:func:`workbook.validate.time_range`, 10th-90th percentile, with its leave-one-out coverage and
-    its coverage checked forward in time, :func:`workbook.validate.forward_range_check`), applied to
-    ``wall_days`` [days, as planned] when given; how far published twin runs disagree
-    (:func:`workbook.validate.twin_pairs`) and what to do about it; with a ``time_factor`` other than 1
-    (:attr:`workbook.Scenario.time_factor`: ``wall_days`` is then that many times the engine's
-    prediction) the range is applied to the prediction and the factor named; and, for ``accelerator``,
-    the median signed error on its published dense runs (or that none exists). Derived live from :func:`accuracy_table`,
-    :func:`accuracy_summary` and :func:`accuracy_bias`, so overrides of the constants show here.
+    (:func:`workbook.calibrate.metrics.time_range`, 10th-90th percentile, with its leave-one-out
+    coverage and its coverage checked forward in time,
+    :func:`workbook.calibrate.metrics.forward_range_check`), applied to ``wall_days`` [days, as
+    planned] when given; how far published twin runs disagree
+    (:func:`workbook.calibrate.metrics.twin_pairs`) and what to do about it; with a
+    ``time_factor`` other than 1 (:attr:`workbook.decide.Scenario.time_factor`: ``wall_days`` is
+    then that many times the engine's prediction) the range is applied to the prediction and the
+    factor named; and, for ``accelerator``, the median signed error on its published dense runs
+    (or that none exists). Derived live from :func:`accuracy_table`, :func:`accuracy_summary` and
+    :func:`accuracy_bias`, so overrides of the constants show here; the pick-free part is computed
+    once per catalog object (:data:`trust_basis`).
     """
-    from ..calibrate import validate
-
     if wall_days is not None:
         check_number("wall_days", wall_days, positive=True)
     check_number("time_factor", time_factor, positive=True)
     predicted = None if wall_days is None else wall_days / time_factor
-    table = accuracy_table(catalog)
-    summary = accuracy_summary(table).set_index(["model", "runs"])
+    basis = trust_basis(resolve_catalog(catalog))
     text = "Measured against published training runs (python -m workbook validate):"
-    if ("engine", "holdout") not in summary.index:
-        text += " no run is held out of the calibration, so the out-of-sample error is unknown."
-    else:
-        m = summary.loc[("engine", "holdout")]
-        text += (
-            f" on the {int(m['n'])} held-out runs, which fitted no constant, the predicted GPU-hours are off by a "
-            f"median {m['mdape']:.0%} ({m['within_25pct']:.0%} within +-25 %, worst {m['max_ratio_off']:.1f}x)."
-        )
-        hold = table[table["split"] == "holdout"]
-        rng = validate.time_range(hold["published_gpu_hours"], hold["predicted_gpu_hours"])
-        share = validate.RANGE_QUANTILES[1] - validate.RANGE_QUANTILES[0]
-        text += (
-            f" {share:.0%} of them took between {rng['low']:.2f}x and {rng['high']:.2f}x the predicted time, "
-            f"median {rng['median']:.2f}x."
-        )
-        if predicted is not None:
-            text += (
-                f" For the predicted {days_text(predicted)}, plan for {days_text(predicted * rng['low'], unit=False)}"
-                f" to {days_text(predicted * rng['high'])}."
-            )
-        if np.isfinite(rng["loo_coverage"]):
-            text += (
-                f" That range held for {rng['loo_coverage']:.0%} of the held-out runs when each was left out "
-                "of it"
-            )
-            fw = validate.forward_range_check(
-                table["entry_batch"],
-                table["split"] == "holdout",
-                table["published_gpu_hours"],
-                table["predicted_gpu_hours"],
-            )
-            if len(fw):
-                inside, runs = int(fw["inside"].sum()), int(fw["runs"].sum())
-                fwd = inside / runs
-                text += (
-                    f", {'but only' if fwd < rng['loo_coverage'] - 0.05 else 'and'} for {inside} of {runs} "
-                    f"({fwd:.0%}) checked forward in time (each batch of runs entered later, against the range "
-                    "of the runs entered before it)."
-                )
-                if fwd < share - 0.1:  # well under the nominal 80 %
-                    text += " Treat the range as a floor on the uncertainty, not a bound."
-            else:
-                text += "."
-        cat = resolve_catalog(catalog)
-        twins = twin_pair_table(cat)
-        if len(twins) and twins["ratio"].iloc[0] > validate.TWIN_RATIO_25PCT:
-            t, names = twins.iloc[0], table.set_index("run_id")["model"]
-            part = (
-                cat.tables["accelerators"].set_index("accelerator_id").loc[t["accelerator"], "name"]
-            )
-            text += (
-                f" Part of the spread is in the runs themselves: {names[t['slower']]} reached {t['ratio']:.1f}x less "
-                f"of the {part}'s peak than {names[t['faster']]}, a model of its size ({t['slower_gpus']:,} GPUs and "
-                f"{t['slower_seq_len']:,}-token sequences against {t['faster_gpus']:,} and {t['faster_seq_len']:,}, "
-                "where every physical model expects the first to be at least as fast). The cluster, its "
-                "scheduler and the software stack matter as much as "
-                "the chip: time a short pilot run of your stack and enter measured / predicted time as the time "
-                "factor."
-            )
-        if time_factor != 1.0 and wall_days is not None:
-            text += (
-                f" You set a time factor of {time_factor:g}x, so the recommendation plans for {days_text(wall_days)} "
-                f"where the engine predicts {days_text(predicted)}."
-            )
+    text += basis.holdout_text
+    if basis.time_range is not None:
+        text += _plan_text(predicted, basis.time_range) + basis.spread_text
+        text += _time_factor_text(wall_days, predicted, time_factor)
     if accelerator:
-        bias = accuracy_bias(table).set_index("group")
-        if accelerator not in bias.index:
-            text += (
-                f" No published dense run on {accelerator} checks the model: its estimate rests on the spec "
-                "sheet and on constants fitted on other accelerators."
-            )
-        else:
-            runs, med = (
-                int(bias.loc[accelerator, "runs"]),
-                float(bias.loc[accelerator, "median_error"]),
-            )
-            way = "took longer than predicted" if med < 0 else "were faster than predicted"
-            text += (
-                f" On the {runs} published dense run{'s' if runs > 1 else ''} on {accelerator} the runs "
-                f"{way} by a median {abs(med):.0%}"
-            )
-            text += (
-                "; read its days and GPU-hour costs as optimistic."
-                if med < -0.1
-                else "; read its days and GPU-hour costs as pessimistic."
-                if med > 0.1
-                else "."
-            )
+        text += _accelerator_text(basis.bias, accelerator)
     return text

@@ -1,11 +1,10 @@
 """Speed benchmarks (``python -m workbook bench``): prints ``name: value`` lines.
 
-- ``sweep_10000_s``: one vectorised :func:`estimate_frame` over 10,000 configurations
-  (23 accelerators x GPU counts x precisions x model sizes), best of 5.
-- ``single_call_ms``: mean of 200 :func:`estimate_training` calls.
-- ``recommend_s`` / ``recommend_options``: one full :func:`recommend` sweep (every accelerator,
-  1-16,384 GPUs, all acquisition modes), no sensitivity; best of 5.
-- ``sensitivity_mc_s``: tornado + 1,000-sample Monte Carlo on that recommendation.
+``sweep_10000_s``: one vectorised :func:`workbook.model.estimate_frame` over 10,000 configurations
+(23 accelerators x GPU counts x precisions x model sizes), best of 5; ``single_call_ms``: mean of
+200 :func:`workbook.model.estimate_training` calls; ``recommend_s`` / ``recommend_options``: one
+full :func:`workbook.decide.recommend` sweep (every accelerator, 1-16,384 GPUs, all acquisition
+modes), no sensitivity, best of 5; ``sensitivity_mc_s``: tornado + 1,000-sample Monte Carlo on it.
 """
 
 from __future__ import annotations
@@ -16,11 +15,15 @@ import time
 
 import pandas as pd
 
-from .. import estimate_frame, estimate_training, load_catalog, presets, recommend
-from ..decide import monte_carlo, tornado
+from ..catalog import load_catalog
+from ..decide import Recommendation, monte_carlo, presets, recommend, tornado
+from ..model import estimate_frame, estimate_training
+
+SINGLE_CALLS, BENCH_PRESET = 200, "funded-startup-30b-domain"  # single_call_ms, recommend_s
 
 
 def configs(n: int = 10_000) -> pd.DataFrame:
+    """``n`` configurations cycling over accelerators, GPU counts, sizes, precisions, lengths."""
     acc = load_catalog().accelerators()["accelerator_id"].tolist()
     grid = itertools.product(
         acc,
@@ -29,20 +32,47 @@ def configs(n: int = 10_000) -> pd.DataFrame:
         ["bf16", "fp8"],
         [2048, 4096, 8192],
     )
-    rows = [
+    return pd.DataFrame(
         dict(accelerator=a, n_gpus=g, n_params=p, n_tokens=20 * p, precision=pr, seq_len=s)
         for a, g, p, pr, s in itertools.islice(itertools.cycle(grid), n)
-    ]
-    return pd.DataFrame(rows)
+    )
 
 
 def best_of(fn, k: int = 5) -> float:
+    """The fastest of ``k`` calls of ``fn`` [s]."""
     times = []
     for _ in range(k):
         t = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t)
     return min(times)
+
+
+def _sweep_s(cfg: pd.DataFrame) -> float:
+    """One vectorised estimate over ``cfg`` [s], caches warmed first."""
+    estimate_frame(cfg.head(10))
+    return best_of(lambda: estimate_frame(cfg))
+
+
+def _single_call_ms() -> float:
+    """Mean time of one scalar estimate [ms]."""
+    t = time.perf_counter()
+    for _ in range(SINGLE_CALLS):
+        estimate_training(70e9, 2e12, "h100-sxm", 1024)
+    return (time.perf_counter() - t) / SINGLE_CALLS * 1000
+
+
+def _recommend_s() -> tuple[float, Recommendation]:
+    """One recommendation of :data:`BENCH_PRESET` without sensitivity [s], and the result."""
+    s = presets[BENCH_PRESET]
+    recommend(s, sensitivity=False)
+    return best_of(lambda: recommend(s, sensitivity=False)), recommend(s, sensitivity=False)
+
+
+def _sensitivity_s(rec: Recommendation) -> float:
+    """Tornado and a 1,000-sample Monte Carlo on ``rec`` (on its catalog) [s], best of 3."""
+    cat = rec.catalog
+    return best_of(lambda: (tornado(rec, cat), monte_carlo(rec, cat, samples=1000)), k=3)
 
 
 def add_parser(sub):
@@ -55,19 +85,11 @@ def add_parser(sub):
 
 
 def run(_args=None) -> int:
+    """Time each step and print ``name: value`` lines."""
     cfg = configs()
-    estimate_frame(cfg.head(10))  # warm caches
-    sweep = best_of(lambda: estimate_frame(cfg))
-    t = time.perf_counter()
-    for _ in range(200):
-        estimate_training(70e9, 2e12, "h100-sxm", 1024)
-    single_ms = (time.perf_counter() - t) / 200 * 1000
-    s = presets["funded-startup-30b-domain"]
-    recommend(s, sensitivity=False)
-    rec_s = best_of(lambda: recommend(s, sensitivity=False))
-    rec = recommend(s, sensitivity=False)
-    cat = load_catalog()
-    sens = best_of(lambda: (tornado(rec, cat), monte_carlo(rec, cat, samples=1000)), k=3)
+    sweep, single_ms = _sweep_s(cfg), _single_call_ms()
+    rec_s, rec = _recommend_s()
+    sens = _sensitivity_s(rec)
     print(f"machine_cpus: {os.cpu_count()}")
     print(f"sweep_configs: {len(cfg)}")
     print(f"sweep_10000_s: {sweep:.3f}")

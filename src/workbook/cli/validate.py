@@ -7,7 +7,8 @@ with (where the held-out runs landed relative to their predictions, with its lea
 and each later batch of runs against the range of the runs entered before it); what no
 recalibration by accelerator can fix; the steady-state throughput against every published benchmark;
 then predicted vs published per-GPU throughput ratios between accelerators. Ends with ``name: value``
-lines.
+lines. Everything is computed by :func:`workbook.calibrate.validation_summary`; this module only
+formats it.
 
 ``--fit`` refits the free constants (gemm_efficiency, memory_traffic_bytes_per_token_layer_dmodel,
 tp_overlap_fraction, moe_efficiency) on the calibration rows by grid search on the mean absolute log
@@ -21,319 +22,200 @@ import argparse
 import sys
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from ..calibrate.validate import (
+from ..calibrate import (
     ASSUMED_GPU_COUNT,
-    DATA_DIR,
     FIT_PARAMS,
     RANGE_QUANTILES,
-    TWIN_RATIO_2X,
-    TWIN_RATIO_25PCT,
     TWIN_SIZE_FACTOR,
-    Fitter,
-    baseline_hours,
-    baseline_leave_one_out,
-    benchmark_throughput,
-    bias_by_group,
-    entry_batch,
-    error_group,
+    ValidationSummary,
     fit,
-    fit_baseline_mfu,
-    forward_range_check,
-    full_runs,
-    is_moe,
-    load_catalog,
-    metrics,
-    predict_hours,
-    recalibration_floor,
-    throughput_ratios,
-    time_range,
-    twin_pairs,
+    validation_summary,
     write_assumptions,
 )
+from ..catalog import DATA_DIR
+from ..catalog import lookup as catalog_lookup
 
-SPLIT_REPEATS = 200
+PERCENT = "{:+.1%}".format
+GPU_HOURS = "{:,.0f}".format
+TIMES = "{:.2f}x".format
 
 
-def report(catalog=None, out=sys.stdout, cv: bool = True) -> dict:
-    """Print the validation and return its headline figures; ``cv`` adds the cross-validation (~20 s)."""
-    cat = catalog or load_catalog()
-    rows = full_runs(cat)
-    pred = predict_hours(rows, cat)
-    cal_mask = (rows["split"] == "calibration").to_numpy()
-    base_mfu = fit_baseline_mfu(rows[cal_mask], cat)
-    base = baseline_hours(rows, base_mfu, cat)
-    pub = rows["gpu_hours"].to_numpy(float)
-    table = pd.DataFrame(
-        {
-            "run": rows["run_id"],
-            "split": rows["split"],
-            "gpu": rows["accelerator_id"],
-            "gpus": rows["n_gpus"].astype(str) + np.where(rows["gpu_count_assumed"], "*", ""),
-            "published_gpu_h": pub,
-            "predicted_gpu_h": pred,
-            "error": pred / pub - 1.0,
-            "baseline_gpu_h": base,
-            "baseline_error": base / pub - 1.0,
-        }
-    )
-    if cv:
-        fitter = Fitter(rows, cat)
-        loo = fitter.leave_one_out()
-        table["loo_error"] = loo / pub - 1.0
-    pd.set_option("display.width", 200)
-    print(
+def _runs_section(s: ValidationSummary) -> list[str]:
+    """The per-run table, and what ``loo_error`` is when it is there."""
+    lines = [
         "Published vs predicted GPU-hours (full runs; * = GPU count not published, "
         f"{ASSUMED_GPU_COUNT} assumed)",
-        file=out,
-    )
-    print(
-        table.to_string(
+        s.runs.to_string(
             index=False,
             formatters={
-                "published_gpu_h": "{:,.0f}".format,
-                "predicted_gpu_h": "{:,.0f}".format,
-                "baseline_gpu_h": "{:,.0f}".format,
-                "error": "{:+.1%}".format,
-                "baseline_error": "{:+.1%}".format,
-                "loo_error": "{:+.1%}".format,
+                "published_gpu_h": GPU_HOURS,
+                "predicted_gpu_h": GPU_HOURS,
+                "baseline_gpu_h": GPU_HOURS,
+                "error": PERCENT,
+                "baseline_error": PERCENT,
+                "loo_error": PERCENT,
             },
         ),
-        file=out,
-    )
-    if cv:
-        print(
-            "loo_error: the row predicted by constants refitted on all the other used rows (leave-one-out)",
-            file=out,
+    ]
+    if s.out_of_sample is not None:
+        lines.append(
+            "loo_error: the row predicted by constants refitted on all the other used rows "
+            "(leave-one-out)"
         )
-    excluded = cat.tables["published_runs"]
-    excluded = excluded[(excluded["row_type"] == "full_run") & (excluded["split"] == "excluded")]
-    print("\nExcluded full runs and why:", file=out)
-    for _, r in excluded.iterrows():
-        print(f"  {r['run_id']}: {r['split_reason']}", file=out)
-    m_all, m_cal, m_hold = (
-        metrics(pub, pred),
-        metrics(pub[cal_mask], pred[cal_mask]),
-        metrics(pub[~cal_mask], pred[~cal_mask]),
-    )
-    b_all = metrics(pub, base)
-    batch = entry_batch(rows)
-    prosp = batch >= 1
-    if prosp.any():
-        m_pro, b_pro = metrics(pub[prosp], pred[prosp]), metrics(pub[prosp], base[prosp])
-        print(
-            f"\nProspective holdout ({m_pro['n']} runs entered after the constants were frozen): MdAPE "
-            f"{m_pro['mdape']:.1%}, {m_pro['within_25pct']:.0%} within +-25 %, worst {m_pro['max_ratio_off']:.2f}x "
-            f"(baseline: {b_pro['mdape']:.1%}, {b_pro['within_25pct']:.0%})",
-            file=out,
+    lines.append("\nExcluded full runs and why:")
+    lines += [f"  {r['run_id']}: {r['split_reason']}" for _, r in s.excluded.iterrows()]
+    return lines
+
+
+def _prospective_section(s: ValidationSummary) -> list[str]:
+    """The runs entered after the constants were frozen, and their dense part."""
+    p = s.prospective
+    if p is None:
+        return []
+    m, b = p.engine, p.baseline
+    lines = [
+        f"\nProspective holdout ({m['n']} runs entered after the constants were frozen): MdAPE "
+        f"{m['mdape']:.1%}, {m['within_25pct']:.0%} within +-25 %, worst "
+        f"{m['max_ratio_off']:.2f}x (baseline: {b['mdape']:.1%}, {b['within_25pct']:.0%})"
+    ]
+    if p.dense is not None:
+        m, b = p.dense, p.dense_baseline
+        lines.append(
+            f"  of which dense ({m['n']} runs, untouched by any model change made after they "
+            f"were entered): MdAPE {m['mdape']:.1%}, {m['within_25pct']:.0%} within +-25 % "
+            f"(baseline: {b['mdape']:.1%}, {b['within_25pct']:.0%})"
         )
-        # The MoE shape fix (CHANGELOG) was found on the prospective DeepSeek rows, so only the dense
-        # prospective rows stay a blind test of the model as it now stands.
-        dense_pro = prosp & ~is_moe(rows)
-        if dense_pro.any():
-            m_dpro, b_dpro = (
-                metrics(pub[dense_pro], pred[dense_pro]),
-                metrics(pub[dense_pro], base[dense_pro]),
-            )
-            print(
-                f"  of which dense ({m_dpro['n']} runs, untouched by any model change made after they were entered): "
-                f"MdAPE {m_dpro['mdape']:.1%}, {m_dpro['within_25pct']:.0%} within +-25 % "
-                f"(baseline: {b_dpro['mdape']:.1%}, {b_dpro['within_25pct']:.0%})",
-                file=out,
-            )
-    rng = time_range(pub[~cal_mask], pred[~cal_mask])
-    print(
-        f"\nRange to plan with: on the {rng['n']} held-out runs the published GPU-hours were {rng['low']:.2f}x to "
-        f"{rng['high']:.2f}x the predicted ({RANGE_QUANTILES[0]:.0%}-{RANGE_QUANTILES[1]:.0%} percentiles, median "
-        f"{rng['median']:.2f}x); each held-out run fell inside the range of the other runs in "
+    return lines
+
+
+def _range_section(s: ValidationSummary) -> list[str]:
+    """The range to plan with, its leave-one-out coverage and its forward check."""
+    rng, fw = s.time_range, s.forward
+    lines = [
+        f"\nRange to plan with: on the {rng['n']} held-out runs the published GPU-hours were "
+        f"{rng['low']:.2f}x to {rng['high']:.2f}x the predicted ({RANGE_QUANTILES[0]:.0%}-"
+        f"{RANGE_QUANTILES[1]:.0%} percentiles, median {rng['median']:.2f}x); each held-out run "
+        "fell inside the range of the other runs in "
         f"{rng['loo_coverage']:.0%} of cases (leave-one-out coverage of the nominal "
-        f"{RANGE_QUANTILES[1] - RANGE_QUANTILES[0]:.0%}).",
-        file=out,
-    )
-    forward = forward_range_check(batch, ~cal_mask, pub, pred)
-    if len(forward):
-        print(
-            "Checked forward in time: each batch of runs entered later, against the range of the held-out runs "
-            "entered before it (today's constants):",
-            file=out,
-        )
-        print(
-            forward.to_string(
-                index=False, formatters={"low": "{:.2f}x".format, "high": "{:.2f}x".format}
-            ),
-            file=out,
-        )
-        print(f"  inside: {forward['inside'].sum()} of {forward['runs'].sum()} runs", file=out)
-    bias = bias_by_group(error_group(rows), pred / pub - 1.0)
-    print(
-        "\nSigned error by accelerator (median of predicted / published - 1; negative = the runs took longer "
-        "than predicted):",
-        file=out,
-    )
-    print(bias.to_string(formatters={"median_error": "{:+.1%}".format}), file=out)
-    floor = recalibration_floor(error_group(rows), pub, pred)
-    twins = twin_pairs(rows, cat)
-    print(
-        f"\nWhat no recalibration by accelerator can fix: with the best multiplier for each of the {floor['groups']} "
-        f"groups above, chosen in hindsight on these same {floor['n']} runs (one set per metric), MdAPE could at "
-        f"best be {floor['mdape']:.1%}, {floor['within_25pct']:.0%} within +-25 %, worst {floor['max_ratio_off']:.2f}x.",
-        file=out,
-    )
-    print(
-        f"Twin runs (dense, same accelerator and precision, sizes within {TWIN_SIZE_FACTOR:.2f}x, published GPU "
-        "counts) where the run with no more GPUs and no longer sequences was the slower one; ratio = the faster's "
-        "implied MFU / the slower's; any predictor that expects the slower run to be at least as fast (as physics "
-        "and the engine do) is off by at least min_worst_off on one of the two:",
-        file=out,
-    )
-    print(
-        twins.to_string(
+        f"{RANGE_QUANTILES[1] - RANGE_QUANTILES[0]:.0%})."
+    ]
+    if len(fw):
+        lines += [
+            "Checked forward in time: each batch of runs entered later, against the range of the "
+            "held-out runs entered before it (today's constants):",
+            fw.to_string(index=False, formatters={"low": TIMES, "high": TIMES}),
+            f"  inside: {fw['inside'].sum()} of {fw['runs'].sum()} runs",
+        ]
+    return lines
+
+
+def _spread_section(s: ValidationSummary) -> list[str]:
+    """The bias per accelerator, the recalibration floor and the twin runs."""
+    f = s.floor
+    return [
+        "\nSigned error by accelerator (median of predicted / published - 1; negative = the runs "
+        "took longer than predicted):",
+        s.bias.to_string(formatters={"median_error": PERCENT}),
+        "\nWhat no recalibration by accelerator can fix: with the best multiplier for each of the "
+        f"{f['groups']} groups above, chosen in hindsight on these same {f['n']} runs (one set per "
+        f"metric), MdAPE could at best be {f['mdape']:.1%}, {f['within_25pct']:.0%} within "
+        f"+-25 %, worst {f['max_ratio_off']:.2f}x.",
+        f"Twin runs (dense, same accelerator and precision, sizes within {TWIN_SIZE_FACTOR:.2f}x, "
+        "published GPU counts) where the run with no more GPUs and no longer sequences was the "
+        "slower one; ratio = the faster's implied MFU / the slower's; any predictor that expects "
+        "the slower run to be at least as fast (as physics and the engine do) is off by at least "
+        "min_worst_off on one of the two:",
+        s.twins.to_string(
             index=False,
             formatters={
                 "slower_mfu": "{:.3f}".format,
                 "faster_mfu": "{:.3f}".format,
                 "ratio": "{:.2f}".format,
-                "min_worst_off": "{:.2f}x".format,
+                "min_worst_off": TIMES,
             },
         ),
-        file=out,
-    )
-    worst = table.iloc[int(np.argmax(np.abs(np.log(pred / pub))))]
-    print(f"\nWorst row: {worst['run']} ({worst['error']:+.1%})", file=out)
-    print(
-        f"Baseline: constant MFU {base_mfu:.3f} of dense BF16 peak, 6 N_active D, fitted on the calibration rows",
-        file=out,
-    )
-    bench = benchmark_throughput(cat)
-    m_bench = metrics(bench["published_tok_s_gpu"], bench["predicted_tok_s_gpu"])
-    print(
-        f"\nSteady-state throughput against the {m_bench['n']} published benchmarks (tokens/s per GPU between "
-        f"failures; no goodput, no site): MdAPE {m_bench['mdape']:.1%}, {m_bench['within_25pct']:.0%} within +-25 %, "
-        f"worst {m_bench['max_ratio_off']:.2f}x",
-        file=out,
-    )
-    print(
-        bench.to_string(
+        f"\nWorst row: {s.worst_run} ({s.worst_error:+.1%})",
+        f"Baseline: constant MFU {s.baseline_mfu:.3f} of dense BF16 peak, 6 N_active D, fitted on "
+        "the calibration rows",
+    ]
+
+
+def _throughput_section(s: ValidationSummary) -> list[str]:
+    """The benchmarks, their bias per software source, and the throughput ratios."""
+    m = s.benchmark_metrics
+    tok_s = "{:,.1f}".format
+    return [
+        f"\nSteady-state throughput against the {m['n']} published benchmarks (tokens/s per GPU "
+        f"between failures; no goodput, no site): MdAPE {m['mdape']:.1%}, {m['within_25pct']:.0%} "
+        f"within +-25 %, worst {m['max_ratio_off']:.2f}x",
+        s.benchmarks.to_string(
             index=False,
             formatters={
-                "published_tok_s_gpu": "{:,.1f}".format,
-                "predicted_tok_s_gpu": "{:,.1f}".format,
-                "error": "{:+.1%}".format,
+                "published_tok_s_gpu": tok_s,
+                "predicted_tok_s_gpu": tok_s,
+                "error": PERCENT,
             },
         ),
-        file=out,
-    )
-    print(
-        bias_by_group(bench["source"], bench["error"]).to_string(
-            formatters={"median_error": "{:+.1%}".format}
-        ),
-        file=out,
-    )
-    ratios = throughput_ratios(cat)
-    print(
-        "\nPer-GPU throughput ratios between accelerators (benchmark rows, same model and software):",
-        file=out,
-    )
-    print(
-        ratios.to_string(
+        s.benchmark_bias.to_string(formatters={"median_error": PERCENT}),
+        "\nPer-GPU throughput ratios between accelerators (benchmark rows, same model and "
+        "software):",
+        s.ratios.to_string(
             index=False,
             formatters={
                 "published_ratio": "{:.2f}".format,
                 "predicted_ratio": "{:.2f}".format,
-                "published_tok_s_gpu": "{:,.0f}".format,
-                "predicted_tok_s_gpu": "{:,.0f}".format,
-                "error": "{:+.1%}".format,
+                "published_tok_s_gpu": GPU_HOURS,
+                "predicted_tok_s_gpu": GPU_HOURS,
+                "error": PERCENT,
             },
         ),
-        file=out,
-    )
-    figures = {
-        "runs_used": m_all["n"],
-        "runs_calibration": m_cal["n"],
-        "runs_holdout": m_hold["n"],
-        "mdape": m_all["mdape"],
-        "within_25pct": m_all["within_25pct"],
-        "max_ratio_off": m_all["max_ratio_off"],
-        "calibration_mdape": m_cal["mdape"],
-        "holdout_mdape": m_hold["mdape"],
-        "holdout_within_25pct": m_hold["within_25pct"],
-        "holdout_max_ratio_off": m_hold["max_ratio_off"],
-        "baseline_mfu": base_mfu,
-        "baseline_mdape": b_all["mdape"],
-        "baseline_within_25pct": b_all["within_25pct"],
-        "baseline_max_ratio_off": b_all["max_ratio_off"],
-        "ratio_mdape": float(np.median(np.abs(ratios["error"]))),
-        "benchmark_runs": m_bench["n"],
-        "benchmark_mdape": m_bench["mdape"],
-        "benchmark_within_25pct": m_bench["within_25pct"],
-        "range_low": rng["low"],
-        "range_median": rng["median"],
-        "range_high": rng["high"],
-        "range_loo_coverage": rng["loo_coverage"],
-        "floor_mdape": floor["mdape"],
-        "floor_within_25pct": floor["within_25pct"],
-        "floor_max_ratio_off": floor["max_ratio_off"],
-        "twin_pairs_beyond_25pct": int((twins["ratio"] > TWIN_RATIO_25PCT).sum()),
-        "twin_pairs_beyond_2x": int((twins["ratio"] > TWIN_RATIO_2X).sum()),
-    }
-    if len(forward):
-        figures.update(
-            {
-                "range_forward_runs": int(forward["runs"].sum()),
-                "range_forward_inside": int(forward["inside"].sum()),
-                "range_forward_coverage": float(forward["inside"].sum() / forward["runs"].sum()),
-            }
-        )
-    if prosp.any():
-        figures.update(
-            {
-                "runs_prospective": m_pro["n"],
-                "prospective_mdape": m_pro["mdape"],
-                "prospective_within_25pct": m_pro["within_25pct"],
-                "prospective_baseline_mdape": b_pro["mdape"],
-            }
-        )
-        if dense_pro.any():
-            figures.update(
-                {
-                    "runs_prospective_dense": m_dpro["n"],
-                    "prospective_dense_mdape": m_dpro["mdape"],
-                    "prospective_dense_within_25pct": m_dpro["within_25pct"],
-                }
-            )
-    if cv:
-        m_loo = metrics(pub, loo)
-        b_loo = metrics(pub, baseline_leave_one_out(rows, cat))
-        splits = fitter.random_splits(n_holdout=m_hold["n"], repeats=SPLIT_REPEATS)
-        print(
-            f"\nOut of sample. Leave-one-out over all {m_loo['n']} used rows: MdAPE {m_loo['mdape']:.1%}, "
-            f"{m_loo['within_25pct']:.0%} within +-25 %, worst {m_loo['max_ratio_off']:.2f}x (baseline: MdAPE "
-            f"{b_loo['mdape']:.1%}, {b_loo['within_25pct']:.0%} within +-25 %). "
-            f"{SPLIT_REPEATS} random {m_cal['n']}/{m_hold['n']} splits, refitted each time: median calibration "
-            f"MdAPE {splits['calibration_mdape'].median():.1%}, median holdout MdAPE "
-            f"{splits['holdout_mdape'].median():.1%}; the holdout does worse in "
-            f"{(splits['holdout_mdape'] > splits['calibration_mdape']).mean():.0%} of them.",
-            file=out,
-        )
-        figures.update(
-            {
-                "loo_mdape": m_loo["mdape"],
-                "loo_within_25pct": m_loo["within_25pct"],
-                "loo_max_ratio_off": m_loo["max_ratio_off"],
-                "baseline_loo_mdape": b_loo["mdape"],
-                "baseline_loo_within_25pct": b_loo["within_25pct"],
-                "splits_calibration_mdape_median": float(splits["calibration_mdape"].median()),
-                "splits_holdout_mdape_median": float(splits["holdout_mdape"].median()),
-                "splits_holdout_worse_share": float(
-                    (splits["holdout_mdape"] > splits["calibration_mdape"]).mean()
-                ),
-            }
-        )
-    print("", file=out)
-    for k, v in figures.items():
-        print(f"{k}: {v:.3f}" if isinstance(v, float) else f"{k}: {v}", file=out)
+    ]
+
+
+def _out_of_sample_section(s: ValidationSummary) -> list[str]:
+    """Leave-one-out and the random calibration/holdout splits (none when skipped)."""
+    o = s.out_of_sample
+    if o is None:
+        return []
+    m, b, splits = o.leave_one_out, o.baseline_leave_one_out, o.splits
+    cal, hold = splits["calibration_mdape"], splits["holdout_mdape"]
+    return [
+        f"\nOut of sample. Leave-one-out over all {m['n']} used rows: MdAPE {m['mdape']:.1%}, "
+        f"{m['within_25pct']:.0%} within +-25 %, worst {m['max_ratio_off']:.2f}x (baseline: MdAPE "
+        f"{b['mdape']:.1%}, {b['within_25pct']:.0%} within +-25 %). "
+        f"{o.repeats} random {s.calibration['n']}/{s.holdout['n']} splits, refitted each time: "
+        f"median calibration MdAPE {cal.median():.1%}, median holdout MdAPE "
+        f"{hold.median():.1%}; the holdout does worse in {(hold > cal).mean():.0%} of them."
+    ]
+
+
+def _figure_lines(figures: dict) -> list[str]:
+    """``name: value`` lines, floats to 3 decimals, after an empty line."""
+    return [""] + [
+        f"{k}: {v:.3f}" if isinstance(v, float) else f"{k}: {v}" for k, v in figures.items()
+    ]
+
+
+def report(catalog=None, out=sys.stdout, cv: bool = True) -> dict:
+    """Print the validation and return its headline figures; ``cv`` adds the cross-validation
+    (~20 s)."""
+    s = validation_summary(catalog, cv=cv)
+    figures = s.figures
+    pd.set_option("display.width", 200)
+    for section in (
+        _runs_section,
+        _prospective_section,
+        _range_section,
+        _spread_section,
+        _throughput_section,
+        _out_of_sample_section,
+    ):
+        for line in section(s):
+            print(line, file=out)
+    for line in _figure_lines(figures):
+        print(line, file=out)
     return figures
 
 
@@ -360,14 +242,14 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    """``--fit`` (and ``--write``) first, then the report."""
     if args.fit:
         best = fit()
         print("fitted: " + ", ".join(f"{k}={v}" for k, v in best.items()))
         if args.write:
             write_assumptions({k: best[k] for k in FIT_PARAMS if k in best})
-            from ..catalog import lookup as _c
-
-            _c._shipped.cache_clear()
+            # The report below must read the constants just written, not the cached tables.
+            catalog_lookup._shipped.cache_clear()
             print(f"written to {Path(DATA_DIR) / 'assumptions.csv'}")
     report(cv=not args.no_cv)
     return 0

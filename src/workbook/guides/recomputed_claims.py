@@ -5,7 +5,7 @@ The article is N. Dixit (SIVARO), "The Best GPU Architecture for Training Large 
 (``../shared/seed/000_e6c314b433b91124.txt``); its checked claims are ``data/article_claims.csv``.
 The engine's figures come from the catalog, :func:`workbook.model.check_claim`, the other guides'
 tables (memory fit, speed, rent vs buy, power) and
-:func:`workbook.calibrate.validate.throughput_ratios`. Each topic is one function returning
+:func:`workbook.calibrate.throughput_ratios`. Each topic is one function returning
 ``claim_id -> (engine_says, engine_verdict, engine_basis)``; the verdicts use the vocabulary of
 ``article_claims.csv`` ("holds", "wrong", "contradicts-itself"; "" where the figure is context).
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..calibrate import validate
+from ..calibrate import throughput_ratios
 from ..catalog import Catalog
 from ..model import check_claim, cost
 from .memory_fit import memory_fit_table
@@ -240,7 +240,7 @@ def _nvl72_claims(cat: Catalog, spec: pd.DataFrame) -> dict[str, EngineClaim]:
 
 def _throughput_ratio_claims(cat: Catalog) -> dict[str, EngineClaim]:
     """NVL72 vs H100 on Llama3-70B: the engine's prediction of the NeMo benchmark pairs."""
-    ratios = validate.throughput_ratios(cat).set_index("pair")
+    ratios = throughput_ratios(cat).set_index("pair")
     gb300 = ratios.loc["NeMo Llama3-70B GB300 / H100 (fp8)"]
     gb200 = ratios.loc["NeMo Llama3-70B GB200 / H100 (fp8)"]
     says = (

@@ -1,0 +1,104 @@
+"""The engine's steady-state throughput against published benchmarks (tokens/s per GPU between
+failures: the time model without goodput or site effects), and the per-GPU throughput ratios
+between accelerators those benchmarks publish."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..catalog import Catalog, resolve_catalog
+from ..model import estimate_frame
+from .runs import run_configs
+
+#: Throughput-ratio checks: (label, numerator run_id, denominator run_id).
+RATIO_PAIRS = [
+    ("MPT-7B H100 / A100-80GB", "mpt-7b-bench-h100", "mpt-7b-bench-a100-80gb"),
+    ("MPT-13B H100 / A100-80GB", "mpt-13b-bench-h100", "mpt-13b-bench-a100-80gb"),
+    ("MPT-30B H100 / A100-80GB", "mpt-30b-bench-h100", "mpt-30b-bench-a100-80gb"),
+    ("MPT-70B H100 / A100-80GB", "mpt-70b-bench-h100", "mpt-70b-bench-a100-80gb"),
+    ("MPT-7B A100-80GB / A100-40GB", "mpt-7b-bench-a100-80gb", "mpt-7b-bench-a100-40gb"),
+    ("NeMo Llama3-8B B200 / H100 (fp8)", "nemo-llama3-8b-b200", "nemo-llama3-8b-h100"),
+    ("NeMo Llama3-8B GB200 / H100 (fp8)", "nemo-llama3-8b-gb200", "nemo-llama3-8b-h100"),
+    ("NeMo Llama3-8B GB300 / H100 (fp8)", "nemo-llama3-8b-gb300", "nemo-llama3-8b-h100"),
+    ("NeMo Llama3-70B GB200 / H100 (fp8)", "nemo-llama3-70b-gb200", "nemo-llama3-70b-h100"),
+    ("NeMo Llama3-70B GB300 / H100 (fp8)", "nemo-llama3-70b-gb300", "nemo-llama3-70b-h100"),
+    ("NeMo Llama3.1-405B B200 / H100 (fp8)", "nemo-llama31-405b-b200", "nemo-llama31-405b-h100"),
+    ("NeMo Llama3.1-405B GB200 / H100 (fp8)", "nemo-llama31-405b-gb200", "nemo-llama31-405b-h100"),
+    ("NeMo Llama3.1-405B GB300 / H100 (fp8)", "nemo-llama31-405b-gb300", "nemo-llama31-405b-h100"),
+]
+#: Tokens [tokens] of the run a benchmark row is predicted as: any long run will do, since the
+#: steady-state throughput between failures does not depend on the run's length.
+BENCHMARK_RUN_TOKENS = 1e11
+
+
+def _steady_throughput(rows: pd.DataFrame, catalog: Catalog) -> np.ndarray:
+    """Predicted tokens/s per GPU between failures (what a benchmark measures) of benchmark
+    rows."""
+    rows = rows.assign(n_gpus=rows["gpu_count"].astype(int))
+    configs = run_configs(rows, np.full(len(rows), BENCHMARK_RUN_TOKENS))
+    return estimate_frame(configs, catalog=catalog)["steady_tokens_per_s_per_gpu"].to_numpy(float)
+
+
+def _benchmark_source(source: pd.Series) -> np.ndarray:
+    """The software a benchmark ran: llm-foundry (MosaicML), NeMo (NVIDIA), or papers."""
+    src = source.fillna("")
+    return np.select(
+        [src.str.contains("llm-foundry"), src.str.contains("NeMo")],
+        ["llm-foundry (MosaicML)", "NeMo (NVIDIA)"],
+        "papers",
+    )
+
+
+def benchmark_throughput(catalog: Catalog | None = None) -> pd.DataFrame:
+    """Every published throughput benchmark (``row_type`` throughput_benchmark with tokens/s per
+    GPU) against the engine's steady-state prediction for its model, part, GPU count, sequence
+    length and precision (the engine's default global batch; the benchmarks' own batches are not in
+    the rows). One row each: ``run``, ``source`` (the software: llm-foundry, NeMo, or papers),
+    ``accelerator``, ``n_gpus``, ``precision``, ``published_tok_s_gpu``, ``predicted_tok_s_gpu``
+    [tokens/s per GPU], ``error`` (predicted / published - 1)."""
+    cat = resolve_catalog(catalog)
+    runs = cat.tables["published_runs"]
+    rows = runs[
+        (runs["row_type"] == "throughput_benchmark") & runs["tokens_per_s_per_gpu"].notna()
+    ].reset_index(drop=True)
+    pred = _steady_throughput(rows, cat)
+    pub = rows["tokens_per_s_per_gpu"].to_numpy(float)
+    return pd.DataFrame(
+        {
+            "run": rows["run_id"],
+            "source": _benchmark_source(rows["source"]),
+            "accelerator": rows["accelerator_id"],
+            "n_gpus": rows["gpu_count"].astype(int),
+            "precision": rows["precision"],
+            "published_tok_s_gpu": pub,
+            "predicted_tok_s_gpu": pred,
+            "error": pred / pub - 1.0,
+        }
+    )
+
+
+def throughput_ratios(catalog: Catalog | None = None) -> pd.DataFrame:
+    """Predicted vs published per-GPU throughput ratios for every pair of :data:`RATIO_PAIRS`: one
+    row each, ``pair``, ``published_ratio``, ``predicted_ratio``, the numerator's
+    ``published_tok_s_gpu`` and ``predicted_tok_s_gpu`` [tokens/s per GPU], ``error``
+    (predicted ratio / published ratio - 1)."""
+    cat = resolve_catalog(catalog)
+    runs = cat.tables["published_runs"].set_index("run_id")
+    out = []
+    for label, num, den in RATIO_PAIRS:
+        rows = runs.loc[[num, den]].reset_index()
+        pred = _steady_throughput(rows, cat)
+        pub = rows["tokens_per_s_per_gpu"].to_numpy(float)
+        out.append(
+            {
+                "pair": label,
+                "published_ratio": pub[0] / pub[1],
+                "predicted_ratio": pred[0] / pred[1],
+                "published_tok_s_gpu": pub[0],
+                "predicted_tok_s_gpu": pred[0],
+            }
+        )
+    df = pd.DataFrame(out)
+    df["error"] = df["predicted_ratio"] / df["published_ratio"] - 1.0
+    return df

@@ -1,0 +1,136 @@
+"""The trust paragraph (:mod:`workbook.calibrate.trust`): the held-out error, the range to plan
+for, the twin runs, the time factor and the accelerator bias, and its cache per catalog."""
+
+import io
+
+import numpy as np
+import pytest
+
+from workbook import calibrate, load_catalog
+from workbook.calibrate import trust
+from workbook.cli import validate as cli_validate
+
+
+def test_time_model_trust_quotes_the_holdout_error_and_the_accelerator_bias(cat):
+    t = calibrate.accuracy_table(cat)
+    hold = t[t["split"] == "holdout"]
+    m = calibrate.metrics(hold["published_gpu_hours"], hold["predicted_gpu_hours"])
+    h100 = calibrate.time_model_trust("h100-sxm", cat)
+    assert f"on the {m['n']} held-out runs" in h100 and f"a median {m['mdape']:.0%}" in h100
+    med = float(np.median(t[t["group"] == "h100-sxm"]["error"]))
+    assert med < -0.1  # the dense H100 runs took longer than predicted (README, Accuracy)
+    assert (
+        f"On the 16 published dense runs on h100-sxm the runs took longer than predicted by a median {-med:.0%}"
+        in h100
+    )
+    assert h100.endswith("optimistic.")
+    assert "No published dense run on gb200-nvl72" in calibrate.time_model_trust("gb200-nvl72", cat)
+    # An override of a fitted constant shows: a lower GEMM efficiency makes every prediction slower.
+    slow = load_catalog(
+        overrides=[
+            {
+                "table": "assumptions",
+                "key": "gemm_efficiency",
+                "column": "value",
+                "value": "0.5",
+                "source": "test",
+            }
+        ]
+    )
+    assert calibrate.time_model_trust("h100-sxm", slow) != h100
+
+
+def test_time_model_trust_names_the_twin_runs_and_the_time_factor(cat):
+    """60 planned days at a time factor of 1.5 are 40 predicted: the range applies to the 40."""
+    t = calibrate.accuracy_table(cat)
+    hold = t[t["split"] == "holdout"]
+    r = calibrate.time_range(hold["published_gpu_hours"], hold["predicted_gpu_hours"])
+    text = calibrate.time_model_trust("h100-sxm", cat, wall_days=60.0, time_factor=1.5)
+    assert (
+        f"For the predicted 40 days, plan for {40 * r['low']:.0f} to {40 * r['high']:.0f} days."
+        in text
+    )
+    assert (
+        "You set a time factor of 1.5x, so the recommendation plans for 60 days where the engine predicts 40 days."
+        in text
+    )
+    assert (
+        "reached 4.3x less of the NVIDIA H100 SXM5 80GB's peak than SmolLM3 3B, a model of its size (192 GPUs and "
+        "2,048-token sequences against 384 and 4,096, where every physical model expects the first to be at least "
+        "as fast)"
+    ) in text
+    assert "time factor" in calibrate.time_model_trust(
+        "h100-sxm", cat, wall_days=40.0
+    )  # the advice, without a factor set
+    assert "You set a time factor" not in calibrate.time_model_trust(
+        "h100-sxm", cat, wall_days=40.0
+    )
+    for bad in (0.0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match=r"time_factor"):
+            calibrate.time_model_trust("h100-sxm", cat, wall_days=40.0, time_factor=bad)
+
+
+def test_time_model_trust_gives_the_range_to_plan_for(cat):
+    t = calibrate.accuracy_table(cat)
+    hold = t[t["split"] == "holdout"]
+    r = calibrate.time_range(hold["published_gpu_hours"], hold["predicted_gpu_hours"])
+    figures = cli_validate.report(cat, out=io.StringIO(), cv=False)
+    assert (figures["range_low"], figures["range_high"]) == (
+        pytest.approx(r["low"]),
+        pytest.approx(r["high"]),
+    )
+    # Holdout runs took longer than predicted more often than not (median ratio > 1), and the range is wide.
+    assert 0.5 < r["low"] < 1.0 < r["median"] < r["high"] < 2.5
+    text = calibrate.time_model_trust("a100-80gb-sxm", cat, wall_days=40.0)
+    assert f"between {r['low']:.2f}x and {r['high']:.2f}x the predicted time" in text
+    assert (
+        f"For the predicted 40 days, plan for {40 * r['low']:,.0f} to {40 * r['high']:,.0f} days."
+        in text
+    )
+    assert f"held for {r['loo_coverage']:.0%} of the held-out runs" in text
+    assert "For the predicted" not in calibrate.time_model_trust("a100-80gb-sxm", cat)
+    with pytest.raises(ValueError, match=r"wall_days"):
+        calibrate.time_model_trust("a100-80gb-sxm", cat, wall_days=-3)
+
+
+def test_time_model_trust_without_holdout_runs_says_the_error_is_unknown(cat, monkeypatch):
+    t = calibrate.accuracy_table(cat)
+    monkeypatch.setattr(trust, "accuracy_table", lambda catalog=None: t.assign(split="calibration"))
+    trust.trust_basis.cache_clear()  # an earlier test may have measured the shipped catalog
+    try:
+        text = calibrate.time_model_trust("a100-80gb-sxm", cat)
+    finally:
+        trust.trust_basis.cache_clear()  # later tests must not see the table without a holdout
+    assert (
+        "out-of-sample error is unknown" in text
+        and "On the 15 published dense runs on a100-80gb-sxm" in text
+    )
+
+
+def test_the_measurement_is_made_once_per_catalog_object(cat):
+    """The pick-free part is cached per catalog object: the same catalog reuses it, a catalog with
+    other overrides gets its own, and a catalog that is gone leaves no entry behind."""
+    assert trust.trust_basis(cat) is trust.trust_basis(cat)
+    slow = load_catalog(
+        overrides=[
+            {
+                "table": "assumptions",
+                "key": "gemm_efficiency",
+                "column": "value",
+                "value": "0.5",
+                "source": "test",
+            }
+        ]
+    )
+    assert trust.trust_basis(slow) is not trust.trust_basis(cat)
+    assert trust.trust_basis(slow).holdout_text != trust.trust_basis(cat).holdout_text
+    key = id(slow)
+    assert key in trust.trust_basis._entries
+    del slow
+    assert key not in trust.trust_basis._entries
+
+
+def test_the_cached_paragraph_is_the_one_measured_afresh(cat):
+    cached = calibrate.time_model_trust("h100-sxm", cat, wall_days=60.0, time_factor=1.5)
+    trust.trust_basis.cache_clear()
+    assert calibrate.time_model_trust("h100-sxm", cat, wall_days=60.0, time_factor=1.5) == cached
