@@ -101,12 +101,16 @@ def check_choice(name: str, value: Any, allowed: Iterable[str]) -> Any:
 
 
 def need_columns(name: str, df, columns) -> None:
+    """Check that ``df`` is a DataFrame with every one of ``columns`` (the tables the guides'
+    functions return, passed on to a chart or a summary)."""
     if not isinstance(df, pd.DataFrame):
         raise ValueError(
-            f"{name} is a {type(df).__name__}; allowed: a DataFrame from workbook.analyses"
+            f"{name} is a {type(df).__name__}; "
+            "allowed: a DataFrame from the matching workbook.guides function"
         )
     missing = sorted(set(columns) - set(df.columns))
     if missing:
         raise ValueError(
-            f"{name} lacks the column(s) {', '.join(missing)}; pass the table the matching analyses function returns"
+            f"{name} lacks the column(s) {', '.join(missing)}; "
+            "pass the table the matching workbook.guides function returns"
         )

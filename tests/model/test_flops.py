@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from workbook.model.flops import (
+    CHINCHILLA_TOKENS_PER_PARAM,
     attention_flops_per_token,
     chinchilla_tokens,
     flops_per_token,
@@ -14,7 +15,8 @@ from workbook.model.flops import (
 
 
 def test_6nd_without_attention_is_kaplan():
-    """Kaplan et al. 2020 (arXiv 2001.08361) C = 6 N D: 70B x 5T = 2.1e24 FLOP (the article's run)."""
+    """Kaplan et al. 2020 (arXiv 2001.08361) C = 6 N D: 70B x 5T = 2.1e24 FLOP (the article's
+    run)."""
     assert training_flops(70e9, 5e12, attention="none") == pytest.approx(2.1e24, rel=1e-12)
 
 
@@ -53,15 +55,18 @@ def test_model_shape_recovers_gpt3():
 
 
 def test_moe_shape_is_its_active_path():
-    """DeepSeek-V3, 37B active of 671B: 61 layers x d_model 7168 (deepseek-ai/DeepSeek-V3 config_671B.json).
+    """DeepSeek-V3, 37B active of 671B: 61 layers x d_model 7168 (deepseek-ai/DeepSeek-V3
+    config_671B.json).
 
-    The shape derived from the active count is within 5 % of the published L x d = 437,248; the total
-    count would give 6.6x too much (the memory term and attention FLOPs both scale with L x d)."""
+    The shape derived from the active count is within 5 % of the published L x d = 437,248; the
+    total count would give 6.6x too much (the memory term and attention FLOPs both scale with L x
+    d)."""
     L, d = model_shape(37e9)
     assert L * d == pytest.approx(61 * 7168, rel=0.05)
     Lt, dt = model_shape(671e9)
     assert Lt * dt / (61 * 7168) > 6
-    # Hand value: 6 x 37e9 + 6 x s x L x d with L = cbrt(37e9 / (12 x 128^2)) = 57.30, d = sqrt(37e9 / (12 L)) = 7,336.
+    # Hand value: 6 x 37e9 + 6 x s x L x d with L = cbrt(37e9 / (12 x 128^2)) = 57.30,
+    # d = sqrt(37e9 / (12 L)) = 7,336.
     assert flops_per_token(671e9, n_active_params=37e9, seq_len=4096) == pytest.approx(
         6 * 37e9 + 6 * 4096 * 57.30 * 7336, rel=1e-3
     )
@@ -99,3 +104,29 @@ def test_unknown_attention_convention_lists_valid_ones():
 def test_active_above_total_is_rejected():
     with pytest.raises(ValueError, match="n_active_params"):
         flops_per_token(7e9, n_active_params=8e9)
+
+
+def test_method_and_attention_arrays_give_the_scalar_numbers():
+    """One call over rows of different methods and conventions (what estimate_frame does) equals
+    the scalar calls row by row."""
+    methods = np.array(["full", "lora", "qlora", "full"], dtype=object)
+    attention = np.array(["causal", "full", "none", "full"], dtype=object)
+    n = np.array([7e9, 13e9, 70e9, 1e9])
+    got = flops_per_token(n, seq_len=2048, attention=attention, method=methods)
+    want = [
+        flops_per_token(x, seq_len=2048, attention=a, method=m)
+        for x, a, m in zip(n, attention, methods)
+    ]
+    assert got == pytest.approx(np.array(want, float), rel=1e-15)
+
+
+def test_unknown_method_in_an_array_is_named():
+    with pytest.raises(
+        ValueError, match=r"method='dpo' is not allowed; allowed: full, lora, qlora"
+    ):
+        flops_per_token(np.array([7e9, 7e9]), method=np.array(["full", "dpo"], dtype=object))
+
+
+def test_chinchilla_constant_is_the_papers_20():
+    assert CHINCHILLA_TOKENS_PER_PARAM == 20.0
+    assert chinchilla_tokens(1e9) == pytest.approx(CHINCHILLA_TOKENS_PER_PARAM * 1e9)

@@ -1,5 +1,6 @@
 """Memory ledger: golden values from ZeRO (Rajbhandari et al. 2019) and Korthikanti et al. 2022."""
 
+import numpy as np
 import pytest
 
 from workbook.model.memory import (
@@ -7,6 +8,7 @@ from workbook.model.memory import (
     adapter_state_memory_gb,
     model_state_bytes_per_param,
     model_state_memory_gb,
+    model_state_terms_gb,
 )
 
 
@@ -85,3 +87,28 @@ def test_bad_zero_stage(bad):
 def test_unknown_recompute_mode():
     with pytest.raises(ValueError, match="recompute='some'.*allowed"):
         activation_memory_gb(2048, 1, 4096, 32, recompute="some")
+
+
+def test_zero_terms_split_in_stage_order():
+    """ZeRO Fig. 1: stage 1 splits the optimizer states, 2 also the gradients, 3 also the weights
+    (7.5B params, dp 64, mixed Adam 2 + 2 + 12 B/param)."""
+    n, dp = 7.5e9, 64
+    t1 = model_state_terms_gb(n, zero_stage=1, dp=dp)
+    t2 = model_state_terms_gb(n, zero_stage=2, dp=dp)
+    t3 = model_state_terms_gb(n, zero_stage=3, dp=dp)
+    assert t1 == pytest.approx({"weights": 15.0, "grads": 15.0, "optimizer": 90.0 / dp})
+    assert t2 == pytest.approx({"weights": 15.0, "grads": 15.0 / dp, "optimizer": 90.0 / dp})
+    assert t3 == pytest.approx({"weights": 15.0 / dp, "grads": 15.0 / dp, "optimizer": 90.0 / dp})
+    for z, t in ((1, t1), (2, t2), (3, t3)):
+        assert sum(t.values()) == pytest.approx(model_state_memory_gb(n, zero_stage=z, dp=dp))
+
+
+def test_zero_terms_take_an_optimizer_per_row():
+    names = np.array(["adam-mixed", "adam-mixed-fp32-grads", "adam-fp8"], dtype=object)
+    got = model_state_terms_gb(np.full(3, 1e9), zero_stage=1, dp=8, tp=2, optimizer=names)
+    for i, name in enumerate(names):
+        want = model_state_terms_gb(1e9, zero_stage=1, dp=8, tp=2, optimizer=name)
+        for term in ("weights", "grads", "optimizer"):
+            assert got[term][i] == pytest.approx(want[term])
+    with pytest.raises(ValueError, match=r"optimizer='sgd' is not allowed"):
+        model_state_terms_gb(1e9, optimizer=np.array(["adam-mixed", "sgd"], dtype=object))

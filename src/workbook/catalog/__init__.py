@@ -1,23 +1,25 @@
 """The sourced tables of ``data/``: schema, parsing, overrides and lookups."""
 
-from .lookup import (
-    DATA_DIR,
-    Catalog,
-    CatalogError,
-    Override,
-    UnknownIdError,
-    accelerators,
-    load_catalog,
-    resolve_catalog,
-)
+from ..shipped import DATA_DIR
+from .lookup import Catalog, accelerators, clear_cache, load_catalog, resolve_catalog
+from .overrides import Override, read_overrides
+from .schema import TABLES, Column, Table
+from .tables import CatalogError, UnknownIdError, load_table, parse_table
 
 __all__ = [
     "DATA_DIR",
+    "TABLES",
     "Catalog",
     "CatalogError",
+    "Column",
     "Override",
+    "Table",
     "UnknownIdError",
     "accelerators",
+    "clear_cache",
     "load_catalog",
+    "load_table",
+    "parse_table",
+    "read_overrides",
     "resolve_catalog",
 ]

@@ -1,8 +1,8 @@
 """The documented schema of every table in ``data/``.
 
 One :class:`Column` per column: its type, whether it is required, its range or allowed values. The
-loader in :mod:`workbook.catalog` enforces exactly this, and ``data/README.md`` documents exactly this
-(``tests/test_catalog.py`` checks that every column here is documented there).
+loader in :mod:`workbook.catalog.tables` enforces exactly this, and ``data/README.md`` documents
+exactly this (``tests/catalog/test_schema.py`` checks that every column here is documented there).
 
 Types
 -----
@@ -172,7 +172,8 @@ ACCELERATORS = Table(
 
 PRICES = Table(
     "prices",
-    "Purchase prices per GPU and cloud prices per GPU-hour. Exactly one of the two price columns is filled.",
+    "Purchase prices per GPU and cloud prices per GPU-hour. "
+    "Exactly one of the two price columns is filled.",
     (
         Column("price_id", "id", unique=True),
         Column("accelerator_id", "id", doc="Must exist in accelerators.csv."),
@@ -201,13 +202,15 @@ PRICES = Table(
         Column(
             "price_date",
             "date",
-            doc="When the price was quoted (ISO date; first of month when only the month is known).",
+            doc="When the price was quoted "
+            "(ISO date; first of month when only the month is known).",
         ),
         Column("source_kind", "enum", allowed=SOURCE_KINDS),
         Column(
             "is_default",
             "bool",
-            doc="true: the price the engine uses for this accelerator and kind (at most one per pair).",
+            doc="true: the price the engine uses for this accelerator and kind "
+            "(at most one per pair).",
         ),
         *_provenance(),
     ),
@@ -267,14 +270,16 @@ _KV_COLUMNS = (
 
 FACILITY = Table(
     "facility",
-    "Site defaults: PUE, electricity, rack limits, cooling, host power overhead, server cost, lead times.",
+    "Site defaults: PUE, electricity, rack limits, cooling, host power overhead, server cost, "
+    "lead times.",
     (*_KV_COLUMNS, *_provenance()),
     unique_together=("parameter", "accelerator_id"),
 )
 
 ASSUMPTIONS = Table(
     "assumptions",
-    "Model constants of the time and cost engine (efficiencies, derates, failure rates), each with a range.",
+    "Model constants of the time and cost engine (efficiencies, derates, failure rates), "
+    "each with a range.",
     (*_KV_COLUMNS, *_provenance()),
     unique_together=("parameter", "accelerator_id"),
 )

@@ -34,8 +34,7 @@ from ..calibrate import (
     validation_summary,
     write_assumptions,
 )
-from ..catalog import DATA_DIR
-from ..catalog import lookup as catalog_lookup
+from ..catalog import DATA_DIR, clear_cache
 
 PERCENT = "{:+.1%}".format
 GPU_HOURS = "{:,.0f}".format
@@ -249,7 +248,7 @@ def run(args: argparse.Namespace) -> int:
         if args.write:
             write_assumptions({k: best[k] for k in FIT_PARAMS if k in best})
             # The report below must read the constants just written, not the cached tables.
-            catalog_lookup._shipped.cache_clear()
+            clear_cache()
             print(f"written to {Path(DATA_DIR) / 'assumptions.csv'}")
     report(cv=not args.no_cv)
     return 0

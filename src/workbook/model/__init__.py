@@ -3,6 +3,7 @@ pipeline over them. Arrays in, arrays out; other layers import from here."""
 
 from . import cost
 from .claims import ClaimCheck, check_claim
+from .configs import METHODS, PRECISIONS, assumption_values
 from .cost import (
     breakeven_runs_per_year,
     capex,
@@ -10,35 +11,31 @@ from .cost import (
     rent_cost_per_run,
     reserved_cost_per_year,
 )
-from .estimate import (
-    METHODS,
-    PRECISIONS,
-    TrainingEstimate,
-    assumption_values,
-    estimate_frame,
-    estimate_training,
-)
+from .estimate import TrainingEstimate, estimate_frame, estimate_training
 from .flops import (
     ATTENTION_CONVENTIONS,
+    CHINCHILLA_TOKENS_PER_PARAM,
     METHOD_FLOPS_PER_PARAM,
     chinchilla_tokens,
     flops_per_token,
     model_shape,
     training_flops,
 )
+from .goodput import goodput
 from .memory import (
     FROZEN_BASE_BYTES,
     STATE_BYTES,
     activation_memory_gb,
     adapter_state_memory_gb,
     model_state_memory_gb,
+    model_state_terms_gb,
 )
 from .power import cluster_power, node_power_kw
 from .serving import inference_frame
-from .step_time import goodput
 
 __all__ = [
     "ATTENTION_CONVENTIONS",
+    "CHINCHILLA_TOKENS_PER_PARAM",
     "ClaimCheck",
     "FROZEN_BASE_BYTES",
     "METHODS",
@@ -62,6 +59,7 @@ __all__ = [
     "inference_frame",
     "model_shape",
     "model_state_memory_gb",
+    "model_state_terms_gb",
     "node_power_kw",
     "ownership_per_year",
     "rent_cost_per_run",

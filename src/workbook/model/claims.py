@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..catalog import Catalog, load_catalog
+from ..catalog import Catalog, resolve_catalog
 from ..checks import check_number
+from ..units import SECONDS_PER_DAY, TERA
 from .estimate import estimate_training
 from .flops import training_flops
 
@@ -22,15 +23,46 @@ PLAUSIBLE_MFU_BF16 = 0.60
 
 @dataclass
 class ClaimCheck:
-    implied_mfu: float  # vs dense BF16 peak
-    implied_mfu_fp8: float | None  # vs dense FP8 peak (None: no FP8)
-    verdict: str  # physically-impossible | implausible | plausible
-    reason: str
-    flops_required: float
-    flops_available_at_peak: float
-    realistic_days: float
-    realistic_gpu_hours: float
-    realistic_mfu: float
+    """The verdict on a claim, the implied MFU behind it and what the engine estimates instead."""
+
+    implied_mfu: float  #: claimed FLOPs / FLOPs at the dense BF16 peak [ratio]
+    implied_mfu_fp8: float | None  #: the same at the dense FP8 peak (None: no FP8)
+    verdict: str  #: physically-impossible | implausible | plausible
+    reason: str  #: the arithmetic behind the verdict, then the realistic estimate
+    flops_required: float  #: training FLOPs of the claim [FLOP]
+    flops_available_at_peak: float  #: GPUs x seconds x BF16 peak [FLOP]
+    realistic_days: float  #: :func:`workbook.estimate_training`'s wall time [days]
+    realistic_gpu_hours: float  #: its GPU-hours [GPU-h]
+    realistic_mfu: float  #: its MFU [ratio]
+
+
+def _verdict(
+    mfu: float,
+    mfu_fp8: float | None,
+    flops: float,
+    days,
+    n_gpus,
+    accelerator: str,
+    peak_bf16: float,
+) -> tuple[str, str]:
+    """The verdict and its reason from the implied MFU at the BF16 (and FP8) peak."""
+    best = min(x for x in (mfu, mfu_fp8) if x is not None)
+    published = "the best published large runs reach about 40-55%"
+    if best > 1.0:
+        return "physically-impossible", (
+            f"{flops:.2e} FLOP in {days:g} days on {n_gpus} x {accelerator} needs {mfu:.1f}x "
+            f"the dense BF16 peak ({peak_bf16 / TERA:,.0f} TFLOP/s per GPU)"
+            + (f" and {mfu_fp8:.1f}x the FP8 peak" if mfu_fp8 else "")
+            + "; no precision of this hardware can do it"
+        )
+    if mfu > PLAUSIBLE_MFU_BF16:
+        return "implausible", (
+            f"needs {mfu:.0%} of the dense BF16 peak; {published} "
+            f"(FP8 could make it {mfu_fp8:.0%} of the FP8 peak)"
+            if mfu_fp8
+            else f"needs {mfu:.0%} of the dense BF16 peak; {published}"
+        )
+    return "plausible", f"needs {mfu:.0%} of the dense BF16 peak, within what published runs reach"
 
 
 def check_claim(
@@ -44,47 +76,29 @@ def check_claim(
     seq_len: int = 4096,
     attention: str = "none",
 ) -> ClaimCheck:
-    """Check "a model of ``n_params`` on ``n_tokens`` takes ``days`` on ``n_gpus`` x ``accelerator``".
+    """Check "a model of ``n_params`` on ``n_tokens`` takes ``days`` on ``n_gpus`` x
+    ``accelerator``".
 
     ``attention="none"`` uses 6 N D, the most favourable count for the claim (any attention FLOPs
     only make it harder). The realistic figures come from :func:`workbook.estimate_training`.
     """
     check_number("days", days, positive=True)
     check_number("n_gpus", n_gpus, positive=True, integer=True)
-    cat = catalog or load_catalog()
+    cat = resolve_catalog(catalog)
     spec = cat.accelerator(accelerator)
     flops = float(training_flops(n_params, n_tokens, seq_len=seq_len, attention=attention))
-    seconds = float(days) * 86400.0
-    peak_bf16 = float(spec["tflops_dense_bf16"]) * 1e12
+    seconds = float(days) * SECONDS_PER_DAY
+    peak_bf16 = float(spec["tflops_dense_bf16"]) * TERA
     available = n_gpus * seconds * peak_bf16
     mfu = flops / available
     fp8 = spec["tflops_dense_fp8"]
     mfu_fp8 = (
-        flops / (n_gpus * seconds * float(fp8) * 1e12) if fp8 == fp8 and fp8 is not None else None
+        flops / (n_gpus * seconds * float(fp8) * TERA) if fp8 == fp8 and fp8 is not None else None
     )
-    best = min(x for x in (mfu, mfu_fp8) if x is not None)
     real = estimate_training(
         n_params, n_tokens, accelerator, int(n_gpus), seq_len=seq_len, catalog=cat
     )
-    if best > 1.0:
-        verdict = "physically-impossible"
-        reason = (
-            f"{flops:.2e} FLOP in {days:g} days on {n_gpus} x {accelerator} needs {mfu:.1f}x the dense BF16 peak "
-            f"({peak_bf16 / 1e12:,.0f} TFLOP/s per GPU)"
-            + (f" and {mfu_fp8:.1f}x the FP8 peak" if mfu_fp8 else "")
-            + "; no precision of this hardware can do it"
-        )
-    elif mfu > PLAUSIBLE_MFU_BF16:
-        verdict = "implausible"
-        reason = (
-            f"needs {mfu:.0%} of the dense BF16 peak; the best published large runs reach about 40-55% "
-            f"(FP8 could make it {mfu_fp8:.0%} of the FP8 peak)"
-            if mfu_fp8
-            else f"needs {mfu:.0%} of the dense BF16 peak; the best published large runs reach about 40-55%"
-        )
-    else:
-        verdict = "plausible"
-        reason = f"needs {mfu:.0%} of the dense BF16 peak, within what published runs reach"
+    verdict, reason = _verdict(mfu, mfu_fp8, flops, days, n_gpus, accelerator, peak_bf16)
     reason += (
         f". The estimate for this run: {real.wall_days:,.0f} days, {real.gpu_hours:,.0f} GPU-hours "
         f"at {real.mfu:.0%} MFU"

@@ -18,8 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..checks import check_number
-
-HOURS_PER_YEAR = 8760.0
+from ..units import HOURS_PER_YEAR, MONTHS_PER_YEAR
 
 
 def rent_cost_per_run(gpu_hours, price_usd_per_gpu_hour, *, overhead_fraction=0.0):
@@ -93,7 +92,7 @@ def ownership_per_year(
     )
     amortization = c * (1.0 - resale) / life
     capital = c * (1.0 + resale) / 2.0 * rate
-    colocation = kw * 12.0 * np.asarray(colocation_usd_per_kw_month, float)
+    colocation = kw * MONTHS_PER_YEAR * np.asarray(colocation_usd_per_kw_month, float)
     energy_idle = kw * np.asarray(pue, float) * idle * idle_power_fraction * price
     energy_busy = kw * np.asarray(pue, float) * busy * price
     fixed = amortization + capital + colocation

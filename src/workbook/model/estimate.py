@@ -1,86 +1,268 @@
 """The estimation engine's public API: :func:`estimate_training` (one configuration) and
 :func:`estimate_frame` (a DataFrame of configurations, vectorised: the decision engine's sweep).
 
-Every factor is named in ``breakdown`` and comes from ``data/assumptions.csv`` (overridable through
-:func:`workbook.catalog.load_catalog` overrides or the ``assumptions`` argument).
+:func:`estimate_frame` reads as its steps: check the configurations (:class:`Configs`), look up
+their accelerators and fabrics (:class:`Machines`), shape and FLOPs (:class:`Shape`,
+:mod:`workbook.model.flops`), the named derates (:class:`Derates`), the fastest layout that fits
+and its step time (:mod:`workbook.model.step_time`), goodput (:mod:`workbook.model.goodput`), and
+the result frame. Every factor is named in ``breakdown`` and comes from ``data/assumptions.csv``
+(overridable through :func:`workbook.catalog.load_catalog` overrides or the ``assumptions``
+argument).
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..catalog import Catalog, load_catalog
+from ..catalog import Catalog, resolve_catalog
 from ..checks import check_choice, check_number
+from ..units import HOURS_PER_DAY, SECONDS_PER_HOUR, TERA
 from . import flops as compute
-from .memory import STATE_BYTES
-from .step_time import candidate_layouts, goodput, pick_layout, step_time
+from .configs import (
+    COOLING,
+    METHODS,
+    PRECISIONS,
+    Configs,
+    Machines,
+    assumption_values,
+    look_up_machines,
+    per_accelerator,
+    read_configs,
+)
+from .goodput import goodput
+from .memory import state_bytes_per_param
+from .step_time import Efficiencies, Hardware, Layout, Workload, best_layout
 
-PRECISIONS = ("bf16", "fp8", "fp4")
-METHODS = ("full", "lora", "qlora")
-COOLING = ("air", "liquid")
-INPUT_PIPELINES = ("compiled", "python")
-DEFAULT_FABRIC = "ib-ndr-400"
-
-#: Columns of the configuration frame, with defaults (None = required).
-CONFIG_DEFAULTS: dict[str, Any] = {
-    "n_params": None,
-    "n_tokens": None,
-    "accelerator": None,
-    "n_gpus": None,
-    "n_active_params": np.nan,
-    "seq_len": 4096,
-    "n_layers": np.nan,
-    "d_model": np.nan,
-    "precision": "bf16",
-    "method": "full",
-    "fabric": None,  # DEFAULT_FABRIC
-    "cooling": None,  # what the part was designed for
-    "attention": "causal",
-    "input_pipeline": "compiled",
-    "global_batch_tokens": np.nan,
-    "optimizer": "adam-mixed",
-}
+#: Models from this size on [params] train with ``large_model_global_batch_tokens`` instead of
+#: ``global_batch_tokens`` (assumptions.csv) when no batch is given.
+LARGE_MODEL_PARAMS = 1e11
+#: A model counts as a mixture of experts (``moe_efficiency`` applies) when its active
+#: parameters are below this share of the total (a margin for rounding in the inputs).
+MOE_ACTIVE_SHARE_BELOW = 0.999
 
 
-def assumption_values(
-    catalog: Catalog, overrides: dict[str, float] | None = None
-) -> dict[str, float]:
-    """Global values of every assumption (``overrides`` wins), keyed by parameter name."""
-    df = catalog.tables["assumptions"]
-    glob = df[df["accelerator_id"].isna()]
-    values = dict(zip(glob["parameter"], glob["value"].astype(float)))
-    for k, v in (overrides or {}).items():
-        if k not in values:
-            raise ValueError(f"assumption {k!r} is unknown; allowed: {', '.join(sorted(values))}")
-        values[k] = float(check_number(f"assumptions[{k!r}]", v))
-    return values
+@dataclass(frozen=True)
+class Shape:
+    """Model shape and compute of every configuration."""
+
+    n_layers: np.ndarray  #: layers, given or derived (flops.model_shape) [count]
+    d_model: np.ndarray  #: hidden size, given or derived [count]
+    flops_per_token: np.ndarray  #: training FLOPs per token (flops.flops_per_token) [FLOP]
+    flops_total: np.ndarray  #: flops_per_token x n_tokens [FLOP]
+    global_batch_tokens: np.ndarray  #: tokens per optimizer step (>= seq_len) [tokens]
 
 
-def _per_accelerator(
-    catalog: Catalog, parameter: str, ids: np.ndarray, default: float
-) -> np.ndarray:
-    """An assumption per row's accelerator (the global ``default`` where there is no specific row)."""
-    values = {a: catalog.param("assumptions", parameter, a) for a in set(ids)}
-    return np.array([values.get(a, default) for a in ids], dtype=float)
+@dataclass(frozen=True)
+class Derates:
+    """The named derating factors of every configuration (each reported in the frame) [ratio]."""
 
+    software_maturity: np.ndarray  #: software_maturity_<stack>
+    thermal_factor: np.ndarray  #: air_throttle_fraction for a liquid part in air racks, else 1
+    input_pipeline_factor: np.ndarray  #: input_pipeline_python_factor for a Python loader, else 1
+    moe_factor: np.ndarray  #: moe_efficiency for a mixture of experts, else 1
+    qlora_factor: np.ndarray  #: 1 / qlora_dequant_overhead for QLoRA, else 1
+    throttled: np.ndarray  #: a liquid-cooled part runs in air racks
 
-def _column(df: pd.DataFrame, name: str) -> pd.Series:
-    default = CONFIG_DEFAULTS[name]
-    if name in df.columns:
-        col = df[name]
-        if default is not None and not (isinstance(default, float) and math.isnan(default)):
-            col = col.where(col.notna(), default)
-        return col
-    if default is None and name not in ("fabric", "cooling"):
-        raise ValueError(
-            f"configuration column {name!r} is required; columns given: {', '.join(df.columns)}"
+    @property
+    def total(self) -> np.ndarray:
+        """The product of the factors: step time is divided by it."""
+        return (
+            self.software_maturity
+            * self.thermal_factor
+            * self.input_pipeline_factor
+            * self.moe_factor
+            * self.qlora_factor
         )
-    return pd.Series([default] * len(df), index=df.index)
+
+
+def _shape(cfg: Configs, a: dict[str, float]) -> Shape:
+    """Step 3: the shape (given, else derived from the active parameters: a MoE's shape is its
+    active path's, :func:`flops.model_shape`), FLOPs and the global batch."""
+    L_der, d_der = compute.model_shape(cfg.n_active_params)
+    L = np.where(np.isnan(cfg.n_layers), L_der, cfg.n_layers)
+    d = np.where(np.isnan(cfg.d_model), d_der, cfg.d_model)
+    check_number("n_layers", L, positive=True)
+    check_number("d_model", d, positive=True)
+    fpt = compute.flops_per_token(
+        cfg.n_params,
+        n_active_params=cfg.n_active_params,
+        seq_len=cfg.seq_len,
+        n_layers=L,
+        d_model=d,
+        attention=cfg.attention,
+        method=cfg.method,
+    )
+    default_batch = np.where(
+        cfg.n_params >= LARGE_MODEL_PARAMS,
+        a["large_model_global_batch_tokens"],
+        a["global_batch_tokens"],
+    )
+    G = np.where(np.isnan(cfg.global_batch_tokens), default_batch, cfg.global_batch_tokens)
+    return Shape(
+        n_layers=L,
+        d_model=d,
+        flops_per_token=fpt,
+        flops_total=fpt * cfg.n_tokens,
+        global_batch_tokens=np.maximum(G, cfg.seq_len),
+    )
+
+
+def _derates(cfg: Configs, m: Machines, a: dict[str, float]) -> Derates:
+    """Step 4: the named derates, each from ``data/assumptions.csv``."""
+    stack = m.spec["software_stack"].to_numpy(object)
+    designed = m.spec["cooling_options"].to_numpy(object)
+    throttled = (designed == "liquid") & (m.cooling == "air")
+    is_moe = cfg.n_active_params < cfg.n_params * MOE_ACTIVE_SHARE_BELOW
+    return Derates(
+        software_maturity=np.array([a[f"software_maturity_{s}"] for s in stack], float),
+        thermal_factor=np.where(throttled, a["air_throttle_fraction"], 1.0),
+        input_pipeline_factor=np.where(
+            cfg.input_pipeline == "python", a["input_pipeline_python_factor"], 1.0
+        ),
+        moe_factor=np.where(is_moe, a["moe_efficiency"], 1.0),
+        qlora_factor=np.where(cfg.method == "qlora", 1.0 / a["qlora_dequant_overhead"], 1.0),
+        throttled=throttled,
+    )
+
+
+def _step_inputs(cat, cfg, m, shape, derates, a) -> tuple[Workload, Hardware, Efficiencies]:
+    """Step 5a: the step-time model's inputs (:mod:`workbook.model.step_time`)."""
+    spec, ids = m.spec, cfg.accelerator
+    work = Workload(
+        n_gpus=cfg.n_gpus,
+        n_params=cfg.n_params,
+        n_layers=shape.n_layers,
+        d_model=shape.d_model,
+        seq_len=cfg.seq_len,
+        global_batch_tokens=shape.global_batch_tokens,
+        flops_per_token=shape.flops_per_token,
+        method=cfg.method,
+        state_bytes=state_bytes_per_param(cfg.optimizer),
+    )
+    hw = Hardware(
+        memory_gb=spec["memory_gb"].to_numpy(float),
+        peak_tflops=m.peak_tflops,
+        memory_bw_tbps=spec["memory_bw_tbps"].to_numpy(float),
+        scale_up_bw_gbps=spec["scale_up_bw_gbps"].to_numpy(float),
+        scale_up_domain_gpus=spec["scale_up_domain_gpus"].to_numpy(float),
+        gpus_per_node=spec["gpus_per_node"].to_numpy(float),
+        pcie_bw_gbps=per_accelerator(cat, "pcie_bw_gbps", ids, a["pcie_bw_gbps"]),
+        fabric_bw_gbps_per_gpu=m.fabric["bw_gbps_per_gpu"].to_numpy(float),
+        fabric_efficiency=m.fabric["efficiency"].to_numpy(float),
+    )
+    eff = Efficiencies(
+        gemm=a["gemm_efficiency"]
+        * per_accelerator(cat, "mamf_efficiency", ids, a["mamf_efficiency"]),
+        precision_ratio=np.select(
+            [cfg.precision == "fp8", cfg.precision == "fp4"],
+            [a["fp8_gemm_efficiency_ratio"], a["fp4_gemm_efficiency_ratio"]],
+            1.0,
+        ),
+        memory_bw=a["memory_bw_efficiency"],
+        memory_traffic=a["memory_traffic_bytes_per_token_layer_dmodel"],
+        scale_up=a["scale_up_efficiency"],
+        dp_overlap=a["dp_overlap_fraction"],
+        tp_overlap=a["tp_overlap_fraction"],
+        virtual_stages=a["pipeline_virtual_stages"],
+        selective_recompute_overhead=a["selective_recompute_overhead"],
+        full_recompute_overhead=a["full_recompute_overhead"],
+        derate=derates.total,
+    )
+    return work, hw, eff
+
+
+def _layout(cat, cfg, m, shape, derates, a) -> tuple[Layout, dict[str, np.ndarray]]:
+    """Step 5: the fastest layout that fits, and its step time [s] by component."""
+    work, hw, eff = _step_inputs(cat, cfg, m, shape, derates, a)
+    return best_layout(
+        work,
+        hw,
+        eff,
+        tp_max=a["tp_max"],
+        usable_fraction=a["memory_usable_fraction"],
+        lora_fraction=a["lora_trainable_fraction"],
+    )
+
+
+def _run_goodput(cfg: Configs, a: dict[str, float]) -> np.ndarray:
+    """Step 6: whole-run goodput of the job's size (:func:`workbook.model.goodput.goodput`)."""
+    return goodput(
+        cfg.n_gpus,
+        failure_rate_per_gpu_hour=a["failure_rate_per_gpu_hour"],
+        checkpoint_hours=a["checkpoint_write_hours"],
+        restart_hours=a["restart_hours"],
+    )
+
+
+def _inputs_frame(cfg: Configs, m: Machines, shape: Shape) -> dict[str, Any]:
+    """The configuration columns of the result (defaults and derived shape filled in)."""
+    return {
+        "accelerator": cfg.accelerator,
+        "n_gpus": cfg.n_gpus.astype(int),
+        "n_params": cfg.n_params,
+        "n_active_params": cfg.n_active_params,
+        "n_tokens": cfg.n_tokens,
+        "seq_len": cfg.seq_len.astype(int),
+        "precision": cfg.precision,
+        "method": cfg.method,
+        "fabric": cfg.fabric,
+        "cooling": m.cooling,
+        "attention": cfg.attention,
+        "input_pipeline": cfg.input_pipeline,
+        "n_layers": shape.n_layers,
+        "d_model": shape.d_model,
+        "global_batch_tokens": shape.global_batch_tokens,
+        "supported": m.supported,
+        "flops_per_token": shape.flops_per_token,
+        "flops_total": shape.flops_total,
+    }
+
+
+def _frame(cfg, m, shape, derates, layout, step, gp) -> pd.DataFrame:
+    """Step 7: the result frame (times NaN where the precision is unsupported)."""
+    tokens_per_s = shape.global_batch_tokens / step["step_s"]
+    wall_hours = cfg.n_tokens / tokens_per_s / SECONDS_PER_HOUR / gp
+    gpu_seconds = cfg.n_gpus * wall_hours * SECONDS_PER_HOUR
+
+    def nan_if(x):
+        return np.where(m.supported, x, np.nan)
+
+    out = pd.DataFrame(
+        {
+            **_inputs_frame(cfg, m, shape),
+            "wall_hours": nan_if(wall_hours),
+            "wall_days": nan_if(wall_hours / HOURS_PER_DAY),
+            "gpu_hours": nan_if(wall_hours * cfg.n_gpus),
+            "tokens_per_s": nan_if(tokens_per_s * gp),
+            "tokens_per_s_per_gpu": nan_if(tokens_per_s * gp / cfg.n_gpus),
+            "steady_tokens_per_s_per_gpu": nan_if(tokens_per_s / cfg.n_gpus),
+            "mfu": nan_if(shape.flops_total / (gpu_seconds * m.peak_tflops * TERA)),
+            "mfu_bf16_peak": nan_if(shape.flops_total / (gpu_seconds * m.peak_bf16_tflops * TERA)),
+            "memory_per_gpu_gb": layout.memory_per_gpu_gb,
+            "memory_gb_available": m.spec["memory_gb"].to_numpy(float),
+            "fits_in_memory": layout.fits_in_memory,
+            "tp": layout.tp.astype(int),
+            "pp": layout.pp.astype(int),
+            "dp": layout.dp.astype(int),
+            "n_gpus_used": layout.n_used.astype(int),
+            "zero_stage": layout.zero_stage.astype(int),
+            "recompute": np.where(layout.recompute == 1, "full", "selective"),
+            "goodput": gp,
+            "software_maturity": derates.software_maturity,
+            "thermal_factor": derates.thermal_factor,
+            "input_pipeline_factor": derates.input_pipeline_factor,
+            "moe_factor": derates.moe_factor,
+            "qlora_factor": derates.qlora_factor,
+            "throttled": derates.throttled,
+        }
+    )
+    for k, v in step.items():
+        out[k] = nan_if(v)
+    return out
 
 
 def estimate_frame(
@@ -93,233 +275,24 @@ def estimate_frame(
 
     Input columns: see :data:`CONFIG_DEFAULTS` (``n_params``, ``n_tokens``, ``accelerator``,
     ``n_gpus`` required). Output: the inputs plus ``flops_total``, ``gpu_hours``, ``wall_days``,
-    ``mfu``, ``tokens_per_s`` (whole run, goodput included), ``steady_tokens_per_s_per_gpu`` (between
-    failures: global batch / step time / GPUs, what a benchmark or a short pilot measures),
-    ``memory_per_gpu_gb``, ``fits_in_memory``, the layout (``tp``, ``pp``,
-    ``dp``, ``zero_stage``, ``recompute``), the step components and the derating factors.
+    ``mfu``, ``tokens_per_s`` (whole run, goodput included), ``steady_tokens_per_s_per_gpu``
+    (between failures: global batch / step time / GPUs, what a benchmark or a short pilot
+    measures), ``memory_per_gpu_gb``, ``fits_in_memory``, the layout (``tp``, ``pp``, ``dp``,
+    ``zero_stage``, ``recompute``), the step components and the derating factors.
     A configuration whose precision the accelerator lacks gets ``supported = False`` and NaN times.
+
+    The steps: read and check the configurations, look up their accelerators and fabrics, shape
+    and FLOPs, the named derates, the best layout and its step time, goodput, the frame.
     """
-    cat = catalog or load_catalog()
+    cat = resolve_catalog(catalog)
     a = assumption_values(cat, assumptions)
-    if len(configs) == 0:
-        raise ValueError("configs is empty; allowed: a DataFrame with at least one row")
-    df = configs.reset_index(drop=True)
-    n_params = np.asarray(
-        check_number("n_params", _column(df, "n_params").to_numpy(float), positive=True), float
-    )
-    n_tokens = np.asarray(
-        check_number("n_tokens", _column(df, "n_tokens").to_numpy(float), positive=True), float
-    )
-    n_gpus = np.asarray(
-        check_number("n_gpus", _column(df, "n_gpus").to_numpy(float), positive=True, integer=True),
-        float,
-    )
-    seq_len = np.asarray(
-        check_number("seq_len", _column(df, "seq_len").to_numpy(float), minimum=1, integer=True),
-        float,
-    )
-    active = _column(df, "n_active_params").to_numpy(float)
-    active = np.where(np.isnan(active), n_params, active)
-    check_number("n_active_params", active, positive=True)
-    if np.any(active > n_params * (1 + 1e-9)):
-        raise ValueError(
-            "n_active_params exceeds n_params in some rows; allowed: 0 < n_active_params <= n_params"
-        )
-    precision = _column(df, "precision").to_numpy(object)
-    method = _column(df, "method").to_numpy(object)
-    attention = _column(df, "attention").to_numpy(object)
-    pipeline = _column(df, "input_pipeline").to_numpy(object)
-    optimizer = _column(df, "optimizer").to_numpy(object)
-    check_choice("precision", precision, PRECISIONS)
-    check_choice("method", method, METHODS)
-    check_choice("attention", attention, compute.ATTENTION_CONVENTIONS)
-    check_choice("input_pipeline", pipeline, INPUT_PIPELINES)
-    check_choice("optimizer", optimizer, STATE_BYTES)
-
-    acc_ids = _column(df, "accelerator").to_numpy(object)
-    accs = cat.tables["accelerators"].set_index("accelerator_id")
-    unknown = sorted({str(x) for x in acc_ids if x not in accs.index})
-    if unknown:
-        raise ValueError(f"accelerator={unknown[0]!r} is unknown; allowed: {', '.join(accs.index)}")
-    spec = accs.loc[acc_ids]
-    fab_ids = _column(df, "fabric").fillna(DEFAULT_FABRIC).to_numpy(object)
-    fabs = cat.tables["fabrics"].set_index("fabric_id")
-    unknown = sorted({str(x) for x in fab_ids if x not in fabs.index})
-    if unknown:
-        raise ValueError(f"fabric={unknown[0]!r} is unknown; allowed: {', '.join(fabs.index)}")
-    fab = fabs.loc[fab_ids]
-    cooling = _column(df, "cooling").to_numpy(object)
-    designed = spec["cooling_options"].to_numpy(object)
-    cooling = np.where(pd.isna(cooling), np.where(designed == "liquid", "liquid", "air"), cooling)
-    check_choice("cooling", cooling, COOLING)
-
-    # Shape and FLOPs.
-    L_in, d_in = _column(df, "n_layers").to_numpy(float), _column(df, "d_model").to_numpy(float)
-    L_der, d_der = compute.model_shape(active)  # a MoE's shape is its active path's (model_shape)
-    L = np.where(np.isnan(L_in), L_der, L_in)
-    d = np.where(np.isnan(d_in), d_der, d_in)
-    check_number("n_layers", L, positive=True)
-    check_number("d_model", d, positive=True)
-    method_code = np.select([method == "lora", method == "qlora"], [1, 2], 0)
-    per_param = np.select(
-        [method_code == 0],
-        [compute.METHOD_FLOPS_PER_PARAM["full"]],
-        compute.METHOD_FLOPS_PER_PARAM["lora"],
-    )
-    attn_coef = np.array([compute.ATTENTION_CONVENTIONS[x] for x in attention], float)
-    fpt = per_param * active + attn_coef * L * seq_len * d
-    flops_total = fpt * n_tokens
-
-    G = _column(df, "global_batch_tokens").to_numpy(float)
-    G = np.where(
-        np.isnan(G),
-        np.where(n_params >= 1e11, a["large_model_global_batch_tokens"], a["global_batch_tokens"]),
-        G,
-    )
-    G = np.maximum(G, seq_len)
-
-    peak_bf16 = spec["tflops_dense_bf16"].to_numpy(float)
-    peak = np.select(
-        [precision == "fp8", precision == "fp4"],
-        [spec["tflops_dense_fp8"].to_numpy(float), spec["tflops_dense_fp4"].to_numpy(float)],
-        peak_bf16,
-    )
-    supported = np.isfinite(peak)
-    peak = np.where(supported, peak, peak_bf16)
-    precision_ratio = np.select(
-        [precision == "fp8", precision == "fp4"],
-        [a["fp8_gemm_efficiency_ratio"], a["fp4_gemm_efficiency_ratio"]],
-        1.0,
-    )
-    opt_bytes = np.array([sum(STATE_BYTES[o].values()) for o in optimizer], float)
-    grad_bytes = np.array([STATE_BYTES[o]["grads"] for o in optimizer], float)
-    grad_bytes = np.where(grad_bytes > 0, grad_bytes, 2.0)
-    domain = spec["scale_up_domain_gpus"].to_numpy(float)
-    gpn = spec["gpus_per_node"].to_numpy(float)
-
-    # Named derates (each reported in the breakdown).
-    stack = spec["software_stack"].to_numpy(object)
-    maturity = np.array([a[f"software_maturity_{s}"] for s in stack], float)
-    throttled = (designed == "liquid") & (cooling == "air")
-    thermal = np.where(throttled, a["air_throttle_fraction"], 1.0)
-    pipe = np.where(pipeline == "python", a["input_pipeline_python_factor"], 1.0)
-    moe = np.where(active < n_params * 0.999, a["moe_efficiency"], 1.0)
-    qlora = np.where(method_code == 2, 1.0 / a["qlora_dequant_overhead"], 1.0)
-    derate = maturity * thermal * pipe * moe * qlora
-
-    step_kwargs = dict(
-        flops_per_token=fpt,
-        global_batch_tokens=G,
-        n_layers=L,
-        d_model=d,
-        n_params=n_params,
-        peak_tflops=peak,
-        precision_ratio=precision_ratio,
-        gemm_eff=a["gemm_efficiency"]
-        * _per_accelerator(cat, "mamf_efficiency", acc_ids, a["mamf_efficiency"]),
-        mem_bw_tbps=spec["memory_bw_tbps"].to_numpy(float),
-        bw_eff=a["memory_bw_efficiency"],
-        k_bw=a["memory_traffic_bytes_per_token_layer_dmodel"],
-        su_bw_gbps=spec["scale_up_bw_gbps"].to_numpy(float),
-        su_eff=a["scale_up_efficiency"],
-        domain=domain,
-        gpus_per_node=gpn,
-        pcie_bw_gbps=_per_accelerator(cat, "pcie_bw_gbps", acc_ids, a["pcie_bw_gbps"]),
-        fabric_bw_gbps_per_gpu=fab["bw_gbps_per_gpu"].to_numpy(float),
-        fabric_eff=fab["efficiency"].to_numpy(float),
-        dp_overlap=a["dp_overlap_fraction"],
-        tp_overlap=a["tp_overlap_fraction"],
-        full_method=method_code == 0,
-        grad_bytes=grad_bytes,
-        derate=derate,
-        virtual_stages=a["pipeline_virtual_stages"],
-    )
-
-    def evaluated():
-        for lay in candidate_layouts(
-            n_gpus=n_gpus,
-            n_params=n_params,
-            n_layers=L,
-            d_model=d,
-            seq_len=seq_len,
-            global_batch_tokens=G,
-            memory_gb=spec["memory_gb"].to_numpy(float),
-            domain=domain,
-            tp_max=a["tp_max"],
-            method_code=method_code,
-            optimizer_bytes=opt_bytes,
-            usable_fraction=a["memory_usable_fraction"],
-            lora_fraction=a["lora_trainable_fraction"],
-        ):
-            rc = np.where(
-                lay["recompute"] == 1,
-                a["full_recompute_overhead"],
-                a["selective_recompute_overhead"],
-            )
-            yield lay, step_time(layout=lay, recompute_overhead=rc, **step_kwargs)
-
-    layout, st = pick_layout(evaluated())
-    tokens_per_s = G / st["step_s"]
-    ideal_hours = n_tokens / tokens_per_s / 3600.0
-    gp = goodput(
-        n_gpus,
-        failure_rate_per_gpu_hour=a["failure_rate_per_gpu_hour"],
-        checkpoint_hours=a["checkpoint_write_hours"],
-        restart_hours=a["restart_hours"],
-    )
-    wall_hours = ideal_hours / gp
-    nan_if = lambda x: np.where(supported, x, np.nan)  # noqa: E731
-    out = pd.DataFrame(
-        {
-            "accelerator": acc_ids,
-            "n_gpus": n_gpus.astype(int),
-            "n_params": n_params,
-            "n_active_params": active,
-            "n_tokens": n_tokens,
-            "seq_len": seq_len.astype(int),
-            "precision": precision,
-            "method": method,
-            "fabric": fab_ids,
-            "cooling": cooling,
-            "attention": attention,
-            "input_pipeline": pipeline,
-            "n_layers": L,
-            "d_model": d,
-            "global_batch_tokens": G,
-            "supported": supported,
-            "flops_per_token": fpt,
-            "flops_total": flops_total,
-            "wall_hours": nan_if(wall_hours),
-            "wall_days": nan_if(wall_hours / 24.0),
-            "gpu_hours": nan_if(wall_hours * n_gpus),
-            "tokens_per_s": nan_if(tokens_per_s * gp),
-            "tokens_per_s_per_gpu": nan_if(tokens_per_s * gp / n_gpus),
-            "steady_tokens_per_s_per_gpu": nan_if(tokens_per_s / n_gpus),
-            "mfu": nan_if(flops_total / (n_gpus * wall_hours * 3600.0 * peak * 1e12)),
-            "mfu_bf16_peak": nan_if(
-                flops_total / (n_gpus * wall_hours * 3600.0 * peak_bf16 * 1e12)
-            ),
-            "memory_per_gpu_gb": layout["memory_per_gpu_gb"],
-            "memory_gb_available": spec["memory_gb"].to_numpy(float),
-            "fits_in_memory": layout["fits_in_memory"],
-            "tp": layout["tp"].astype(int),
-            "pp": layout["pp"].astype(int),
-            "dp": layout["dp"].astype(int),
-            "n_gpus_used": layout["n_used"].astype(int),
-            "zero_stage": layout["zero_stage"].astype(int),
-            "recompute": np.where(layout["recompute"] == 1, "full", "selective"),
-            "goodput": gp,
-            "software_maturity": maturity,
-            "thermal_factor": thermal,
-            "input_pipeline_factor": pipe,
-            "moe_factor": moe,
-            "qlora_factor": qlora,
-            "throttled": throttled,
-        }
-    )
-    for k, v in st.items():
-        out[k] = nan_if(v)
-    return out
+    cfg = read_configs(configs)
+    machines = look_up_machines(cat, cfg)
+    shape = _shape(cfg, a)
+    derates = _derates(cfg, machines, a)
+    layout, step = _layout(cat, cfg, machines, shape, derates, a)
+    gp = _run_goodput(cfg, a)
+    return _frame(cfg, machines, shape, derates, layout, step, gp)
 
 
 @dataclass
@@ -339,10 +312,67 @@ class TrainingEstimate:
     def summary(self) -> str:
         b = self.breakdown
         return (
-            f"{b['n_gpus']} x {b['accelerator']} ({b['precision']}): {self.wall_days:,.1f} days, "
-            f"{self.gpu_hours:,.0f} GPU-hours, MFU {self.mfu:.0%}, {self.memory_per_gpu_gb:,.1f} GB/GPU "
-            f"({'fits' if self.fits_in_memory else 'does NOT fit'} in {b['memory_gb_available']:g} GB)"
+            f"{b['n_gpus']} x {b['accelerator']} ({b['precision']}): "
+            f"{self.wall_days:,.1f} days, {self.gpu_hours:,.0f} GPU-hours, MFU {self.mfu:.0%}, "
+            f"{self.memory_per_gpu_gb:,.1f} GB/GPU "
+            f"({'fits' if self.fits_in_memory else 'does NOT fit'} "
+            f"in {b['memory_gb_available']:g} GB)"
         )
+
+
+#: Arguments of :func:`estimate_training` that may be None (NaN in the configuration frame).
+_OPTIONAL_NUMBERS = ("n_active_params", "n_layers", "d_model", "global_batch_tokens")
+
+
+def _check_training_args(catalog: Catalog | None, given: dict[str, Any]) -> Catalog:
+    """The checks of :func:`estimate_training`'s arguments, in order; returns the catalog, which
+    knows the accelerator and the fabric."""
+    accelerator, fabric, cooling = given["accelerator"], given["fabric"], given["cooling"]
+    if not isinstance(accelerator, str):
+        raise ValueError(
+            f"accelerator={accelerator!r} is not an accelerator id (a string); "
+            "allowed: see workbook.accelerators()"
+        )
+    if fabric is not None and not isinstance(fabric, str):
+        raise ValueError(f"fabric={fabric!r} is not a fabric id (a string)")
+    for name in ("n_params", "n_tokens"):
+        check_number(name, given[name], positive=True)
+    check_number("n_gpus", given["n_gpus"], positive=True, integer=True)
+    check_number("seq_len", given["seq_len"], minimum=1, integer=True)
+    for name in _OPTIONAL_NUMBERS:
+        if given[name] is not None:
+            check_number(name, given[name], positive=True)
+    for name, allowed in (("precision", PRECISIONS), ("method", METHODS)):
+        check_choice(name, given[name], allowed)
+    if cooling is not None:
+        check_choice("cooling", cooling, COOLING)
+    cat = resolve_catalog(catalog)
+    cat.accelerator(accelerator)  # unknown id -> error listing valid ids
+    if fabric is not None:
+        cat.fabric(fabric)
+    return cat
+
+
+def _training_estimate(r: pd.Series, cat: Catalog) -> TrainingEstimate:
+    """The frame's one row as a :class:`TrainingEstimate`; an unsupported precision raises."""
+    if not r["supported"]:
+        spec = cat.accelerator(r["accelerator"])
+        have = [p for p in PRECISIONS if pd.notna(spec[f"tflops_dense_{p}"])]
+        raise ValueError(
+            f"precision={r['precision']!r} is not supported by {r['accelerator']}; "
+            f"allowed: {', '.join(have)}"
+        )
+    return TrainingEstimate(
+        gpu_hours=float(r["gpu_hours"]),
+        wall_days=float(r["wall_days"]),
+        mfu=float(r["mfu"]),
+        flops_total=float(r["flops_total"]),
+        memory_per_gpu_gb=float(r["memory_per_gpu_gb"]),
+        fits_in_memory=bool(r["fits_in_memory"]),
+        tokens_per_s=float(r["tokens_per_s"]),
+        breakdown={k: (v.item() if hasattr(v, "item") else v) for k, v in r.items()},
+        snapshot=cat.snapshot(),
+    )
 
 
 def estimate_training(
@@ -399,42 +429,15 @@ def estimate_training(
     catalog, assumptions
         Data with overrides; assumption overrides by name (``{"gemm_efficiency": 0.6}``).
     """
-    for name, v in (("accelerator", accelerator),):
-        if not isinstance(v, str):
-            raise ValueError(
-                f"{name}={v!r} is not an accelerator id (a string); allowed: see workbook.accelerators()"
-            )
-    if fabric is not None and not isinstance(fabric, str):
-        raise ValueError(f"fabric={fabric!r} is not a fabric id (a string)")
-    for name, v in (("n_params", n_params), ("n_tokens", n_tokens)):
-        check_number(name, v, positive=True)
-    check_number("n_gpus", n_gpus, positive=True, integer=True)
-    check_number("seq_len", seq_len, minimum=1, integer=True)
-    for name, v in (
-        ("n_active_params", n_active_params),
-        ("n_layers", n_layers),
-        ("d_model", d_model),
-        ("global_batch_tokens", global_batch_tokens),
-    ):
-        if v is not None:
-            check_number(name, v, positive=True)
-    for name, v, allowed in (("precision", precision, PRECISIONS), ("method", method, METHODS)):
-        check_choice(name, v, allowed)
-    if cooling is not None:
-        check_choice("cooling", cooling, COOLING)
-    cat = catalog or load_catalog()
-    cat.accelerator(accelerator)  # unknown id -> error listing valid ids
-    if fabric is not None:
-        cat.fabric(fabric)
-    row = {
+    given = {
         "n_params": n_params,
         "n_tokens": n_tokens,
         "accelerator": accelerator,
         "n_gpus": n_gpus,
-        "n_active_params": np.nan if n_active_params is None else n_active_params,
+        "n_active_params": n_active_params,
         "seq_len": seq_len,
-        "n_layers": np.nan if n_layers is None else n_layers,
-        "d_model": np.nan if d_model is None else d_model,
+        "n_layers": n_layers,
+        "d_model": d_model,
         "precision": precision,
         "method": method,
         "fabric": fabric,
@@ -442,23 +445,9 @@ def estimate_training(
         "attention": attention,
         "input_pipeline": input_pipeline,
         "optimizer": optimizer,
-        "global_batch_tokens": np.nan if global_batch_tokens is None else global_batch_tokens,
+        "global_batch_tokens": global_batch_tokens,
     }
-    r = estimate_frame(pd.DataFrame([row]), catalog=cat, assumptions=assumptions).iloc[0]
-    if not r["supported"]:
-        spec = cat.accelerator(accelerator)
-        have = [p for p in PRECISIONS if pd.notna(spec[f"tflops_dense_{p}"])]
-        raise ValueError(
-            f"precision={precision!r} is not supported by {accelerator}; allowed: {', '.join(have)}"
-        )
-    return TrainingEstimate(
-        gpu_hours=float(r["gpu_hours"]),
-        wall_days=float(r["wall_days"]),
-        mfu=float(r["mfu"]),
-        flops_total=float(r["flops_total"]),
-        memory_per_gpu_gb=float(r["memory_per_gpu_gb"]),
-        fits_in_memory=bool(r["fits_in_memory"]),
-        tokens_per_s=float(r["tokens_per_s"]),
-        breakdown={k: (v.item() if hasattr(v, "item") else v) for k, v in r.items()},
-        snapshot=cat.snapshot(),
-    )
+    cat = _check_training_args(catalog, given)
+    row = {k: np.nan if v is None and k in _OPTIONAL_NUMBERS else v for k, v in given.items()}
+    frame = estimate_frame(pd.DataFrame([row]), catalog=cat, assumptions=assumptions)
+    return _training_estimate(frame.iloc[0], cat)

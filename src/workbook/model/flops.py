@@ -33,6 +33,10 @@ METHOD_FLOPS_PER_PARAM = {
     "qlora": 4.0,
 }
 
+#: Compute-optimal training tokens per parameter: Hoffmann et al. 2022 ("Chinchilla", arXiv
+#: 2203.15556), Table 3: ~20 tokens per parameter at every compute budget they fit.
+CHINCHILLA_TOKENS_PER_PARAM = 20.0
+
 #: d_model / n_layers of the shape derived from a parameter count. GPT-3 175B 12288/96 = 128,
 #: LLaMA-7B 4096/32 = 128 (Brown et al. 2020 Table 2.1; Touvron et al. 2023 Table 2).
 ASPECT_RATIO = 128.0
@@ -44,10 +48,11 @@ def model_shape(n_params):
     Uses ``N ~ 12 L d^2`` (Kaplan et al. 2020, eq. 2.1, non-embedding parameters) with the aspect
     ratio ``d = 128 L`` of GPT-3 and LLaMA, so ``L = (N / (12 * 128^2))^(1/3)``.
 
-    For a mixture of experts pass the *active* parameters: a token passes through every layer of the
-    active path, and the experts only widen the feed-forward blocks. DeepSeek-V3 (37B active of 671B;
-    61 layers x d_model 7168, ``config_671B.json`` of deepseek-ai/DeepSeek-V3) gets L x d = 420k from
-    its active count, 4 % under the published 437k; its total count would give 2.9M, 6.6x too many.
+    For a mixture of experts pass the *active* parameters: a token passes through every layer of
+    the active path, and the experts only widen the feed-forward blocks. DeepSeek-V3 (37B active of
+    671B; 61 layers x d_model 7168, ``config_671B.json`` of deepseek-ai/DeepSeek-V3) gets L x d =
+    420k from its active count, 4 % under the published 437k; its total count would give 2.9M, 6.6x
+    too many.
 
     Parameters
     ----------
@@ -64,18 +69,24 @@ def model_shape(n_params):
     return n_layers, d_model
 
 
-def attention_flops_per_token(n_layers, d_model, seq_len, attention: str = "causal"):
+def _per_row(table: dict[str, float], name: str, value):
+    """``table[value]``, or an array of them when ``value`` is an array of names (one per row)."""
+    check_choice(name, value, table)
+    if isinstance(value, str):
+        return table[value]
+    return np.array([table[v] for v in np.asarray(value, dtype=object).ravel()], float)
+
+
+def attention_flops_per_token(n_layers, d_model, seq_len, attention="causal"):
     """Training FLOPs per token of the attention score and value products (fwd + bwd).
 
     ``coef * L * s * d`` with coef 12 for full attention (PaLM App. B), 6 for causal, 0 for none.
+    ``attention`` is one convention name or an array of them (one per row).
     """
-    check_choice("attention", attention, ATTENTION_CONVENTIONS)
+    coef = _per_row(ATTENTION_CONVENTIONS, "attention", attention)
     check_number("seq_len", seq_len, positive=True)
     return (
-        ATTENTION_CONVENTIONS[attention]
-        * np.asarray(n_layers, float)
-        * np.asarray(seq_len, float)
-        * np.asarray(d_model, float)
+        coef * np.asarray(n_layers, float) * np.asarray(seq_len, float) * np.asarray(d_model, float)
     )
 
 
@@ -86,10 +97,13 @@ def flops_per_token(
     seq_len=4096,
     n_layers=None,
     d_model=None,
-    attention: str = "causal",
-    method: str = "full",
+    attention="causal",
+    method="full",
 ):
     """Training FLOPs per token: ``k N_active + attention term`` (k = 6 full, 4 LoRA/QLoRA).
+
+    Every argument may be an array (one element per configuration), ``attention`` and ``method``
+    arrays of names included: :func:`workbook.model.estimate_frame` counts a whole sweep with it.
 
     Parameters
     ----------
@@ -101,15 +115,16 @@ def flops_per_token(
         Training sequence length [tokens].
     n_layers, d_model : optional
         Transformer shape; derived from the active parameters by :func:`model_shape` when absent.
-    attention : {"causal", "full", "none"}
+    attention : {"causal", "full", "none"} or array of them
         Attention FLOP convention (see :data:`ATTENTION_CONVENTIONS`).
-    method : {"full", "lora", "qlora"}
+    method : {"full", "lora", "qlora"} or array of them
+        Training method (see :data:`METHOD_FLOPS_PER_PARAM`).
 
     References
     ----------
     Kaplan et al. 2020, arXiv 2001.08361; Chowdhery et al. 2022 (PaLM), arXiv 2204.02311, App. B.
     """
-    check_choice("method", method, METHOD_FLOPS_PER_PARAM)
+    per_param = _per_row(METHOD_FLOPS_PER_PARAM, "method", method)
     n_params = check_number("n_params", n_params, positive=True)
     active = (
         n_params
@@ -118,14 +133,10 @@ def flops_per_token(
     )
     if np.any(np.asarray(active) > np.asarray(n_params) * (1 + 1e-9)):
         raise ValueError(
-            f"n_active_params={n_active_params!r} exceeds n_params={n_params!r}; allowed: 0 < n_active_params <= n_params"
+            f"n_active_params={n_active_params!r} exceeds n_params={n_params!r}; "
+            "allowed: 0 < n_active_params <= n_params"
         )
     L, d = _shape(active, n_layers, d_model)
-    per_param = (
-        np.vectorize(METHOD_FLOPS_PER_PARAM.__getitem__, otypes=[float])(method)
-        if not isinstance(method, str)
-        else METHOD_FLOPS_PER_PARAM[method]
-    )
     return per_param * np.asarray(active, float) + attention_flops_per_token(
         L, d, seq_len, attention
     )
@@ -141,8 +152,11 @@ def training_flops(n_params, n_tokens, **kwargs):
 
 
 def chinchilla_tokens(n_params):
-    """Compute-optimal tokens, ~20 per parameter (Hoffmann et al. 2022, arXiv 2203.15556, Table 3)."""
-    return 20.0 * np.asarray(check_number("n_params", n_params, positive=True), float)
+    """Compute-optimal tokens [tokens]: :data:`CHINCHILLA_TOKENS_PER_PARAM` (~20) per parameter
+    (Hoffmann et al. 2022, arXiv 2203.15556, Table 3)."""
+    return CHINCHILLA_TOKENS_PER_PARAM * np.asarray(
+        check_number("n_params", n_params, positive=True), float
+    )
 
 
 def _shape(n_params, n_layers, d_model):

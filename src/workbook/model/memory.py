@@ -8,8 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..checks import check_choice, check_number
-
-GB = 1e9
+from ..units import BITS_PER_BYTE, GB
 
 #: Bytes per parameter of each model-state term, by optimizer scheme.
 STATE_BYTES = {
@@ -29,11 +28,17 @@ FROZEN_BASE_BYTES = {
     "lora": 2.0,  # bf16 base weights (Hu et al. 2021, arXiv 2106.09685)
     # NF4 4-bit base with double quantization: 4 + 0.127 bits/param (Dettmers et al. 2023,
     # arXiv 2305.14314, Sec. 3 "Double Quantization") = 0.516 bytes/param.
-    "qlora": (4.0 + 0.127) / 8.0,
+    "qlora": (4.0 + 0.127) / BITS_PER_BYTE,
 }
+
+#: The ZeRO stage from which each model-state term is split over the data-parallel degree
+#: (Rajbhandari et al. 2019, arXiv 1910.02054, Fig. 1: P_os = 1, P_os+g = 2, P_os+g+p = 3).
+ZERO_SHARDED_FROM = {"weights": 3, "grads": 2, "optimizer": 1}
 
 ZERO_STAGES = (0, 1, 2, 3)
 RECOMPUTE = ("none", "selective", "full")
+#: Adapter weights train with full mixed-precision Adam states (16 B/param, ZeRO Sec. 3.1).
+_ADAPTER_STATE_BYTES = float(sum(STATE_BYTES["adam-mixed"].values()))
 
 
 def model_state_bytes_per_param(optimizer: str = "adam-mixed") -> float:
@@ -42,19 +47,58 @@ def model_state_bytes_per_param(optimizer: str = "adam-mixed") -> float:
     return float(sum(STATE_BYTES[optimizer].values()))
 
 
-def model_state_memory_gb(
-    n_params, *, zero_stage=0, dp=1, tp=1, pp=1, optimizer: str = "adam-mixed"
-):
-    """Weights, gradients and optimizer states per GPU [GB] under ZeRO / FSDP sharding.
-
-    Tensor (``tp``) and pipeline (``pp``) parallelism split every term; ZeRO-1 also splits the
-    optimizer states over the data-parallel degree ``dp``, ZeRO-2 also the gradients, ZeRO-3 (FSDP
-    FULL_SHARD) also the weights (Rajbhandari et al. 2019, arXiv 1910.02054, Fig. 1).
-
-    Golden values (ZeRO Fig. 1, 7.5B params, dp=64): 120 GB, 31.4 GB, 16.6 GB, 1.9 GB for stages
-    0-3.
+def state_bytes_per_param(optimizer) -> dict[str, float | np.ndarray]:
+    """Bytes per parameter of each model-state term (``weights``, ``grads``, ``optimizer``) of a
+    scheme of :data:`STATE_BYTES`: floats for one name, arrays for an array of names (one per row).
     """
     check_choice("optimizer", optimizer, STATE_BYTES)
+    if isinstance(optimizer, str):
+        return dict(STATE_BYTES[optimizer])
+    names = np.asarray(optimizer, object).ravel()
+    return {
+        term: np.array([STATE_BYTES[o][term] for o in names], float) for term in ZERO_SHARDED_FROM
+    }
+
+
+def sharded_state_gb(n_params, state_bytes, *, zero_stage, dp, mp) -> dict[str, np.ndarray]:
+    """The ZeRO split of :func:`model_state_terms_gb` on checked arrays (the layout search calls it
+    for every candidate layout, so it checks nothing).
+
+    ``state_bytes``: bytes per parameter by term (:func:`state_bytes_per_param`); ``mp``: model
+    parallel degree ``tp x pp`` [GPUs]. Returns GB per GPU by term.
+    """
+    return {
+        term: n_params * state_bytes[term] / np.where(zero_stage >= stage, dp, 1.0) / mp / GB
+        for term, stage in ZERO_SHARDED_FROM.items()
+    }
+
+
+def model_state_terms_gb(
+    n_params, *, zero_stage=0, dp=1, tp=1, pp=1, optimizer="adam-mixed"
+) -> dict[str, np.ndarray]:
+    """Weights, gradients and optimizer states per GPU [GB], term by term, under ZeRO / FSDP.
+
+    Each term is ``n_params x bytes/param / (tp pp)``, further divided by ``dp`` from the ZeRO stage
+    that shards it (:data:`ZERO_SHARDED_FROM`: ZeRO-1 the optimizer states, ZeRO-2 also the
+    gradients, ZeRO-3 / FSDP FULL_SHARD also the weights; Rajbhandari et al. 2019, arXiv
+    1910.02054, Fig. 1).
+
+    Parameters
+    ----------
+    n_params : float or array
+        Parameters [count].
+    zero_stage : int or array
+        ZeRO stage 0-3.
+    dp, tp, pp : float or array
+        Data-, tensor- and pipeline-parallel degrees [count].
+    optimizer : str or array of str
+        Scheme of :data:`STATE_BYTES` (one name, or one per row).
+
+    Returns
+    -------
+    dict with ``weights``, ``grads`` and ``optimizer`` [GB per GPU].
+    """
+    state_bytes = state_bytes_per_param(optimizer)
     n = np.asarray(check_number("n_params", n_params, positive=True), float)
     z = np.asarray(
         check_number("zero_stage", zero_stage, minimum=0, maximum=3, integer=True), float
@@ -63,13 +107,24 @@ def model_state_memory_gb(
     mp = np.asarray(check_number("tp", tp, minimum=1), float) * np.asarray(
         check_number("pp", pp, minimum=1), float
     )
-    b = STATE_BYTES[optimizer]
-    per_gpu = (
-        b["weights"] / np.where(z >= 3, dp, 1.0)
-        + b["grads"] / np.where(z >= 2, dp, 1.0)
-        + b["optimizer"] / np.where(z >= 1, dp, 1.0)
+    return sharded_state_gb(n, state_bytes, zero_stage=z, dp=dp, mp=mp)
+
+
+def model_state_memory_gb(n_params, *, zero_stage=0, dp=1, tp=1, pp=1, optimizer="adam-mixed"):
+    """Weights, gradients and optimizer states per GPU [GB] under ZeRO / FSDP sharding: the sum of
+    :func:`model_state_terms_gb`.
+
+    Tensor (``tp``) and pipeline (``pp``) parallelism split every term; ZeRO-1 also splits the
+    optimizer states over the data-parallel degree ``dp``, ZeRO-2 also the gradients, ZeRO-3 (FSDP
+    FULL_SHARD) also the weights (Rajbhandari et al. 2019, arXiv 1910.02054, Fig. 1).
+
+    Golden values (ZeRO Fig. 1, 7.5B params, dp=64): 120 GB, 31.4 GB, 16.6 GB, 1.9 GB for stages
+    0-3.
+    """
+    terms = model_state_terms_gb(
+        n_params, zero_stage=zero_stage, dp=dp, tp=tp, pp=pp, optimizer=optimizer
     )
-    return n * per_gpu / mp / GB
+    return terms["weights"] + terms["grads"] + terms["optimizer"]
 
 
 def activation_memory_gb(
@@ -122,9 +177,26 @@ def activation_memory_gb(
     return per_layer * L * (bytes_per_value / 2.0) / GB
 
 
-def adapter_state_memory_gb(
-    n_params, *, method: str = "lora", trainable_fraction: float = 0.005, shard=1
-):
+def adapter_state_gb(n_params, base_bytes, *, trainable_fraction, shard):
+    """The adapter ledger of :func:`adapter_state_memory_gb` on checked arrays (the layout search
+    calls it for every candidate layout): ``base_bytes`` [B/param] of the frozen base sharded over
+    ``shard`` GPUs, plus ``trainable_fraction`` of the parameters with mixed-Adam states [GB]."""
+    return n_params * (base_bytes / shard + trainable_fraction * _ADAPTER_STATE_BYTES) / GB
+
+
+def frozen_base_bytes(method) -> float | np.ndarray:
+    """Bytes per parameter of the frozen base (:data:`FROZEN_BASE_BYTES`): a float for one method,
+    an array for an array of names (0 where a row trains every weight, ``"full"``)."""
+    if isinstance(method, str):
+        check_choice("method", method, FROZEN_BASE_BYTES)
+        return FROZEN_BASE_BYTES[method]
+    method = np.asarray(method, object)
+    return np.select(
+        [method == m for m in FROZEN_BASE_BYTES], list(FROZEN_BASE_BYTES.values()), 0.0
+    )
+
+
+def adapter_state_memory_gb(n_params, *, method="lora", trainable_fraction: float = 0.005, shard=1):
     """Frozen base weights + trainable adapter states per GPU [GB] for LoRA / QLoRA.
 
     Base: 2 bytes/param (LoRA, bf16) or 0.516 (QLoRA NF4 + double quantization). The adapters
@@ -135,4 +207,4 @@ def adapter_state_memory_gb(
     n = np.asarray(check_number("n_params", n_params, positive=True), float)
     f = check_number("trainable_fraction", trainable_fraction, minimum=0, maximum=1)
     shard = np.asarray(check_number("shard", shard, minimum=1), float)
-    return (n * FROZEN_BASE_BYTES[method] / shard + n * f * 16.0) / GB
+    return adapter_state_gb(n, frozen_base_bytes(method), trainable_fraction=f, shard=shard)

@@ -1,4 +1,5 @@
-"""Power and cooling: node kW, rack kW and racks needed, facility kW, and whether a site can host it.
+"""Power and cooling: node kW, rack kW and racks needed, facility kW, and whether a site can host
+it.
 
 Rack power is not TDP x GPUs (the article's power-table method): a node draws its GPUs' board power
 plus the host (CPUs, DRAM, NICs, NVSwitch, fans, PSU losses), ``host_overhead_kw_per_node`` in
@@ -10,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..checks import check_number
+from ..units import KILO
 
 
 def node_power_kw(gpus_per_node, tdp_w, host_overhead_kw):
@@ -17,7 +19,7 @@ def node_power_kw(gpus_per_node, tdp_w, host_overhead_kw):
     check_number("gpus_per_node", gpus_per_node, positive=True)
     check_number("tdp_w", tdp_w, positive=True)
     check_number("host_overhead_kw", host_overhead_kw, minimum=0)
-    return np.asarray(gpus_per_node, float) * np.asarray(tdp_w, float) / 1000.0 + np.asarray(
+    return np.asarray(gpus_per_node, float) * np.asarray(tdp_w, float) / KILO + np.asarray(
         host_overhead_kw, float
     )
 

@@ -1,0 +1,324 @@
+"""Read and validate one table of ``data/`` against its schema, and the shipped data directory.
+
+Every cell is parsed by its column's type (:mod:`workbook.catalog.schema`); any problem is a
+:class:`CatalogError` naming the file, the CSV line and the column. Tables are read relative to the
+package (:data:`workbook.shipped.DATA_DIR`), never the working directory: Voila and papermill run
+notebooks from their own.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import hashlib
+import io
+import math
+import re
+from pathlib import Path
+from typing import Iterable
+
+import pandas as pd
+
+from ..shipped import DATA_DIR
+from .schema import TABLES, Column, Table
+
+_ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+_TRUE = {"true"}
+_FALSE = {"false"}
+#: Tables whose ``accelerator_id`` must name a row of accelerators.csv (empty = every accelerator).
+_REFERENCING_TABLES = ("prices", "facility", "assumptions", "published_runs")
+
+
+class CatalogError(ValueError):
+    """A data table does not match its documented schema."""
+
+    def __init__(self, file: str, line: int | None, column: str | None, message: str):
+        self.file, self.line, self.column = file, line, column
+        where = file
+        if line is not None:
+            where += f", line {line}"
+        if column is not None:
+            where += f", column '{column}'"
+        super().__init__(f"{where}: {message}")
+
+
+class UnknownIdError(ValueError, KeyError):
+    """An id that is not in the catalog; the message lists the valid ids."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0])
+
+
+# --- one cell ------------------------------------------------------------------------------------
+
+
+def _parse_id(col: Column, value: str, file: str, line: int) -> str:
+    if not _ID_RE.match(value):
+        raise CatalogError(
+            file,
+            line,
+            col.name,
+            f"{value!r} is not a valid id (lowercase letters, digits, '.', '-', '_')",
+        )
+    return value
+
+
+def _parse_enum(col: Column, value: str, file: str, line: int) -> str:
+    if value not in col.allowed:
+        raise CatalogError(
+            file, line, col.name, f"{value!r} is not allowed; allowed: {', '.join(col.allowed)}"
+        )
+    return value
+
+
+def _parse_bool(col: Column, value: str, file: str, line: int) -> bool:
+    low = value.lower()
+    if low in _TRUE:
+        return True
+    if low in _FALSE:
+        return False
+    raise CatalogError(file, line, col.name, f"{value!r} is not a boolean; allowed: true, false")
+
+
+def _parse_date(col: Column, value: str, file: str, line: int) -> str:
+    try:
+        return dt.date.fromisoformat(value).isoformat()
+    except ValueError:
+        raise CatalogError(
+            file, line, col.name, f"{value!r} is not an ISO date (YYYY-MM-DD)"
+        ) from None
+
+
+def _parse_number(col: Column, value: str, file: str, line: int) -> float | int:
+    try:
+        num = float(value)
+    except ValueError:
+        raise CatalogError(file, line, col.name, f"{value!r} is not a number") from None
+    if not math.isfinite(num):
+        raise CatalogError(file, line, col.name, f"{value!r} is not a finite number")
+    if col.type == "int":
+        if num != int(num):
+            raise CatalogError(file, line, col.name, f"{value!r} is not a whole number")
+        num = int(num)
+    if col.min is not None and num < col.min:
+        raise CatalogError(
+            file, line, col.name, f"{value} is below the allowed minimum {col.min:g}"
+        )
+    if col.max is not None and num > col.max:
+        raise CatalogError(
+            file, line, col.name, f"{value} is above the allowed maximum {col.max:g}"
+        )
+    return num
+
+
+_PARSERS = {
+    "str": lambda col, value, file, line: value,
+    "id": _parse_id,
+    "enum": _parse_enum,
+    "bool": _parse_bool,
+    "date": _parse_date,
+    "int": _parse_number,
+    "float": _parse_number,
+}
+
+
+def _parse_cell(col: Column, raw: str, file: str, line: int):
+    """One cell as its column's type: None when empty and optional, else str, bool or number."""
+    value = raw.strip()
+    if value == "":
+        if col.required:
+            raise CatalogError(
+                file, line, col.name, f"is empty; a value of type {col.type} is required"
+            )
+        return None
+    parser = _PARSERS.get(col.type)
+    if parser is None:
+        raise AssertionError(f"unknown column type {col.type}")  # schema bug, not user input
+    return parser(col, value, file, line)
+
+
+# --- one table -----------------------------------------------------------------------------------
+
+
+def _read_header(reader, table: Table, file: str) -> list[str]:
+    """The header row, checked: every documented column once, nothing else."""
+    try:
+        header = [h.strip() for h in next(reader)]
+    except StopIteration:
+        raise CatalogError(file, None, None, "is empty; expected a header row") from None
+    missing = [c for c in table.column_names if c not in header]
+    if missing:
+        raise CatalogError(
+            file,
+            1,
+            missing[0],
+            f"required column is missing (expected columns: {', '.join(table.column_names)})",
+        )
+    unknown = [h for h in header if h not in table.column_names]
+    if unknown:
+        raise CatalogError(file, 1, unknown[0], "is not a documented column (see data/README.md)")
+    dupes = {h for h in header if header.count(h) > 1}
+    if dupes:
+        raise CatalogError(file, 1, sorted(dupes)[0], "appears more than once in the header")
+    return header
+
+
+def _read_rows(reader, table: Table, header: list[str], file: str):
+    """Parsed rows (dicts) and their CSV line numbers; blank lines are skipped."""
+    cols = {c.name: c for c in table.columns}
+    rows, lines = [], []
+    for i, raw in enumerate(reader, start=2):
+        if not any(cell.strip() for cell in raw):
+            continue
+        if len(raw) != len(header):
+            raise CatalogError(file, i, None, f"has {len(raw)} cells; the header has {len(header)}")
+        rows.append({h: _parse_cell(cols[h], cell, file, i) for h, cell in zip(header, raw)})
+        lines.append(i)
+    return rows, lines
+
+
+def _check_unique(table: Table, rows: list[dict], lines: list[int], file: str) -> None:
+    """Unique columns hold no value twice; ``unique_together`` keys no combination twice."""
+    for c in table.columns:
+        if c.unique:
+            seen: dict = {}
+            for row, line in zip(rows, lines):
+                v = row[c.name]
+                if v in seen:
+                    raise CatalogError(
+                        file, line, c.name, f"duplicate id {v!r} (first on line {seen[v]})"
+                    )
+                seen[v] = line
+    if table.unique_together:
+        seen = {}
+        together = ", ".join(table.unique_together)
+        for row, line in zip(rows, lines):
+            key = tuple(row[k] for k in table.unique_together)
+            if key in seen:
+                raise CatalogError(
+                    file,
+                    line,
+                    table.unique_together[0],
+                    f"duplicate key {key!r} for ({together}) (first on line {seen[key]})",
+                )
+            seen[key] = line
+
+
+def _to_frame(table: Table, rows: list[dict], lines: list[int]) -> pd.DataFrame:
+    """The rows as a DataFrame with numeric dtypes (nullable Int64 for optional integers)."""
+    df = pd.DataFrame(rows, columns=table.column_names)
+    df.attrs["lines"] = lines
+    for c in table.columns:
+        if c.type == "float":
+            df[c.name] = pd.to_numeric(df[c.name], errors="coerce").astype(float)
+        elif c.type == "int" and c.required:
+            df[c.name] = df[c.name].astype("int64")
+        elif c.type == "int":
+            df[c.name] = pd.to_numeric(df[c.name], errors="coerce").astype("Int64")
+    return df
+
+
+def parse_table(table: Table, text: str, file: str) -> pd.DataFrame:
+    """Parse CSV text into a validated DataFrame, or raise :class:`CatalogError`.
+
+    ``df.attrs["lines"]`` keeps each row's CSV line for the cross-table checks
+    (:func:`check_references`).
+    """
+    reader = csv.reader(io.StringIO(text))
+    header = _read_header(reader, table, file)
+    rows, lines = _read_rows(reader, table, header, file)
+    _check_unique(table, rows, lines, file)
+    return _to_frame(table, rows, lines)
+
+
+def load_table(name: str, path: str | Path | None = None) -> pd.DataFrame:
+    """Load one table (by schema name) from ``data/`` or from ``path`` and validate it."""
+    if name not in TABLES:
+        raise UnknownIdError(f"table {name!r} is unknown; valid tables: {', '.join(TABLES)}")
+    p = Path(path) if path is not None else DATA_DIR / f"{name}.csv"
+    if not p.exists():
+        raise CatalogError(str(p), None, None, "file not found")
+    return parse_table(TABLES[name], p.read_text(encoding="utf-8"), p.name)
+
+
+# --- across tables -------------------------------------------------------------------------------
+
+
+def _lines(df: pd.DataFrame):
+    return df.attrs.get("lines", range(2, len(df) + 2))
+
+
+def _check_accelerator_ids(tables: dict[str, pd.DataFrame]) -> None:
+    valid = set(tables["accelerators"]["accelerator_id"])
+    for name in _REFERENCING_TABLES:
+        df = tables[name]
+        for line, v in zip(_lines(df), df["accelerator_id"]):
+            if v is not None and not (isinstance(v, float) and math.isnan(v)) and v not in valid:
+                raise CatalogError(
+                    f"{name}.csv",
+                    line,
+                    "accelerator_id",
+                    f"{v!r} is not in accelerators.csv; valid ids: {', '.join(sorted(valid))}",
+                )
+
+
+def _check_price_columns(prices: pd.DataFrame) -> None:
+    """A ``buy-*`` row has a purchase price only, a ``rent-*`` row an hourly price only."""
+    for line, (_, r) in zip(_lines(prices), prices.iterrows()):
+        buy = r["kind"].startswith("buy")
+        has_gpu, has_hour = pd.notna(r["price_usd_per_gpu"]), pd.notna(r["price_usd_per_gpu_hour"])
+        if buy and (not has_gpu or has_hour):
+            raise CatalogError(
+                "prices.csv",
+                line,
+                "price_usd_per_gpu",
+                f"a {r['kind']} row needs price_usd_per_gpu and no hourly price",
+            )
+        if not buy and (not has_hour or has_gpu):
+            raise CatalogError(
+                "prices.csv",
+                line,
+                "price_usd_per_gpu_hour",
+                f"a {r['kind']} row needs price_usd_per_gpu_hour and no purchase price",
+            )
+
+
+def _check_one_default_price(prices: pd.DataFrame) -> None:
+    defaults = prices[prices["is_default"]]
+    dup = defaults.duplicated(["accelerator_id", "kind"], keep="first")
+    if dup.any():
+        i = int(dup.to_numpy().nonzero()[0][0])
+        r = defaults.iloc[i]
+        line = prices.attrs["lines"][defaults.index[i]] if "lines" in prices.attrs else None
+        raise CatalogError(
+            "prices.csv",
+            line,
+            "is_default",
+            f"more than one default price for {r['accelerator_id']} {r['kind']}",
+        )
+
+
+def check_references(tables: dict[str, pd.DataFrame]) -> None:
+    """Checks across tables: accelerator ids exist, price columns match the kind, and at most one
+    default price per accelerator and kind. Raises :class:`CatalogError`."""
+    _check_accelerator_ids(tables)
+    _check_price_columns(tables["prices"])
+    _check_one_default_price(tables["prices"])
+
+
+# --- the shipped data directory ------------------------------------------------------------------
+
+
+def data_hash(names: Iterable[str]) -> str:
+    """The first 12 hex digits of the SHA-256 of the shipped CSV files (sorted by name)."""
+    h = hashlib.sha256()
+    for n in sorted(names):
+        h.update((DATA_DIR / f"{n}.csv").read_bytes())
+    return h.hexdigest()[:12]
+
+
+def load_shipped_tables() -> dict[str, pd.DataFrame]:
+    """Every table of :data:`~workbook.catalog.schema.TABLES` from ``data/``, checked together."""
+    tables = {name: load_table(name) for name in TABLES}
+    check_references(tables)
+    return tables

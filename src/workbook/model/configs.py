@@ -1,0 +1,202 @@
+"""The configuration frame of :func:`workbook.model.estimate_frame`: its columns and defaults,
+their checks, and the catalog rows (accelerator, fabric) each configuration names.
+
+The first two steps of the estimate: :func:`read_configs` (every column checked, defaults filled
+in: :class:`Configs`) and :func:`look_up_machines` (the catalog rows, the racks' cooling and the
+precision's peak: :class:`Machines`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..catalog import Catalog
+from ..checks import check_choice, check_number
+from . import flops as compute
+from .memory import STATE_BYTES
+
+PRECISIONS = ("bf16", "fp8", "fp4")
+METHODS = ("full", "lora", "qlora")
+COOLING = ("air", "liquid")
+INPUT_PIPELINES = ("compiled", "python")
+DEFAULT_FABRIC = "ib-ndr-400"
+
+CONFIG_DEFAULTS: dict[str, Any] = {
+    "n_params": None,
+    "n_tokens": None,
+    "accelerator": None,
+    "n_gpus": None,
+    "n_active_params": np.nan,
+    "seq_len": 4096,
+    "n_layers": np.nan,
+    "d_model": np.nan,
+    "precision": "bf16",
+    "method": "full",
+    "fabric": None,  # DEFAULT_FABRIC
+    "cooling": None,  # what the part was designed for
+    "attention": "causal",
+    "input_pipeline": "compiled",
+    "global_batch_tokens": np.nan,
+    "optimizer": "adam-mixed",
+}
+
+
+def assumption_values(
+    catalog: Catalog, overrides: dict[str, float] | None = None
+) -> dict[str, float]:
+    """Global values of every assumption (``overrides`` wins), keyed by parameter name."""
+    glob = catalog.global_rows("assumptions")
+    values = dict(zip(glob["parameter"], glob["value"].astype(float)))
+    for k, v in (overrides or {}).items():
+        if k not in values:
+            raise ValueError(f"assumption {k!r} is unknown; allowed: {', '.join(sorted(values))}")
+        values[k] = float(check_number(f"assumptions[{k!r}]", v))
+    return values
+
+
+def per_accelerator(
+    catalog: Catalog, parameter: str, ids: np.ndarray, default: float
+) -> np.ndarray:
+    """An assumption per row's accelerator (the global ``default`` where there is no specific
+    row)."""
+    values = {a: catalog.param("assumptions", parameter, a) for a in set(ids)}
+    return np.array([values.get(a, default) for a in ids], dtype=float)
+
+
+def _column(df: pd.DataFrame, name: str) -> pd.Series:
+    default = CONFIG_DEFAULTS[name]
+    if name in df.columns:
+        col = df[name]
+        if default is not None and not (isinstance(default, float) and math.isnan(default)):
+            col = col.where(col.notna(), default)
+        return col
+    if default is None and name not in ("fabric", "cooling"):
+        raise ValueError(
+            f"configuration column {name!r} is required; columns given: {', '.join(df.columns)}"
+        )
+    return pd.Series([default] * len(df), index=df.index)
+
+
+#: The name columns and their allowed values, checked in this order.
+_CHOICES = {
+    "precision": PRECISIONS,
+    "method": METHODS,
+    "attention": compute.ATTENTION_CONVENTIONS,
+    "input_pipeline": INPUT_PIPELINES,
+    "optimizer": STATE_BYTES,
+}
+
+
+@dataclass(frozen=True)
+class Configs:
+    """The checked configuration columns with their defaults, one element per row."""
+
+    n_params: np.ndarray  #: total parameters [count]
+    n_active_params: np.ndarray  #: parameters per token (``n_params`` when dense) [count]
+    n_tokens: np.ndarray  #: training tokens [tokens]
+    n_gpus: np.ndarray  #: GPUs in the job [count]
+    seq_len: np.ndarray  #: sequence length [tokens]
+    n_layers: np.ndarray  #: given layers (NaN: derive from the size) [count]
+    d_model: np.ndarray  #: given hidden size (NaN: derive) [count]
+    global_batch_tokens: np.ndarray  #: given tokens per step (NaN: the default) [tokens]
+    precision: np.ndarray  #: bf16, fp8 or fp4
+    method: np.ndarray  #: full, lora or qlora
+    attention: np.ndarray  #: attention-FLOP convention (flops.ATTENTION_CONVENTIONS)
+    input_pipeline: np.ndarray  #: compiled or python
+    optimizer: np.ndarray  #: model-state scheme (memory.STATE_BYTES)
+    accelerator: np.ndarray  #: catalog accelerator_id
+    fabric: np.ndarray  #: catalog fabric_id (DEFAULT_FABRIC where none was given)
+    cooling: np.ndarray  #: air, liquid or None (what the part was designed for)
+
+
+@dataclass(frozen=True)
+class Machines:
+    """The catalog rows of every configuration and what they imply."""
+
+    spec: pd.DataFrame  #: accelerators.csv row of each configuration (in row order)
+    fabric: pd.DataFrame  #: fabrics.csv row of each configuration
+    cooling: np.ndarray  #: air or liquid: the racks the run is in
+    peak_bf16_tflops: np.ndarray  #: dense BF16 peak [TFLOP/s]
+    peak_tflops: np.ndarray  #: dense peak at the precision (BF16 where unsupported) [TFLOP/s]
+    supported: np.ndarray  #: the accelerator has the precision
+
+
+def _checked(df: pd.DataFrame, name: str, **rule) -> np.ndarray:
+    return np.asarray(check_number(name, _column(df, name).to_numpy(float), **rule), float)
+
+
+def read_configs(configs: pd.DataFrame) -> Configs:
+    """Step 1 of the estimate: every column checked (numbers, then names), defaults filled in."""
+    if len(configs) == 0:
+        raise ValueError("configs is empty; allowed: a DataFrame with at least one row")
+    df = configs.reset_index(drop=True)
+    n_params = _checked(df, "n_params", positive=True)
+    n_tokens = _checked(df, "n_tokens", positive=True)
+    n_gpus = _checked(df, "n_gpus", positive=True, integer=True)
+    seq_len = _checked(df, "seq_len", minimum=1, integer=True)
+    active = _column(df, "n_active_params").to_numpy(float)
+    active = np.where(np.isnan(active), n_params, active)
+    check_number("n_active_params", active, positive=True)
+    if np.any(active > n_params * (1 + 1e-9)):
+        raise ValueError(
+            "n_active_params exceeds n_params in some rows; "
+            "allowed: 0 < n_active_params <= n_params"
+        )
+    names = {k: _column(df, k).to_numpy(object) for k in _CHOICES}
+    for k, allowed in _CHOICES.items():
+        check_choice(k, names[k], allowed)
+    return Configs(
+        n_params=n_params,
+        n_active_params=active,
+        n_tokens=n_tokens,
+        n_gpus=n_gpus,
+        seq_len=seq_len,
+        n_layers=_column(df, "n_layers").to_numpy(float),
+        d_model=_column(df, "d_model").to_numpy(float),
+        global_batch_tokens=_column(df, "global_batch_tokens").to_numpy(float),
+        accelerator=_column(df, "accelerator").to_numpy(object),
+        fabric=_column(df, "fabric").fillna(DEFAULT_FABRIC).to_numpy(object),
+        cooling=_column(df, "cooling").to_numpy(object),
+        **names,
+    )
+
+
+def _rows(table: pd.DataFrame, key: str, ids: np.ndarray, what: str) -> pd.DataFrame:
+    """The rows of ``table`` for ``ids`` (in order); an unknown id lists the valid ones."""
+    indexed = table.set_index(key)
+    unknown = sorted({str(x) for x in ids if x not in indexed.index})
+    if unknown:
+        raise ValueError(f"{what}={unknown[0]!r} is unknown; allowed: {', '.join(indexed.index)}")
+    return indexed.loc[ids]
+
+
+def look_up_machines(cat: Catalog, cfg: Configs) -> Machines:
+    """Step 2 of the estimate: the accelerator and fabric rows, the racks' cooling and the
+    precision's peak."""
+    spec = _rows(cat.tables["accelerators"], "accelerator_id", cfg.accelerator, "accelerator")
+    fabric = _rows(cat.tables["fabrics"], "fabric_id", cfg.fabric, "fabric")
+    designed = spec["cooling_options"].to_numpy(object)
+    cooling = np.where(
+        pd.isna(cfg.cooling), np.where(designed == "liquid", "liquid", "air"), cfg.cooling
+    )
+    check_choice("cooling", cooling, COOLING)
+    peak_bf16 = spec["tflops_dense_bf16"].to_numpy(float)
+    peak = np.select(
+        [cfg.precision == "fp8", cfg.precision == "fp4"],
+        [spec["tflops_dense_fp8"].to_numpy(float), spec["tflops_dense_fp4"].to_numpy(float)],
+        peak_bf16,
+    )
+    supported = np.isfinite(peak)
+    return Machines(
+        spec=spec,
+        fabric=fabric,
+        cooling=cooling,
+        peak_bf16_tflops=peak_bf16,
+        peak_tflops=np.where(supported, peak, peak_bf16),
+        supported=supported,
+    )
