@@ -1,4 +1,5 @@
-"""environment.yml must describe the same pinned environment as pyproject.toml; `make app` must serve where it says."""
+"""environment.yml must describe the same pinned environment as pyproject.toml; `make app` must
+serve where it says."""
 
 import os
 import re

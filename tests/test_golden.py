@@ -1,9 +1,10 @@
 """The same results before and after the re-layout (issue: one house, in layers).
 
-``tests/golden/*.json`` was written by ``tests/golden_capture.py`` before the first file moved; every
-preset's recommendation (pick, reasons, runners-up, rejections, break-even, frontier, tornado, Monte
-Carlo, a digest of every option's feasibility, cost and time, the article comparison and the trust
-paragraph) and the validator's figures and printed text must come out the same. Floats compare to a
+``tests/golden/*.json`` was written by ``tests/golden_capture.py`` before the first file moved
+(commit 7b7dbf7): every preset's recommendation (pick, reasons, runners-up, rejections, break-even,
+frontier, tornado, Monte Carlo, a digest of every option's feasibility, cost and time, the article
+comparison and the trust paragraph) and the validator's figures and printed text must come out the
+same. Floats compare to a
 relative 1e-9 (a moved line may sum in another order); text compares exactly.
 """
 

@@ -11,10 +11,11 @@ Run: .venv/bin/python tools/bench_app.py [TEXT] [--runs N] [--settle S] [--scree
 template: the time Voila itself needs on this machine, which no app on it can beat.
 
     voila_server_start_s: 6.1      launch -> the server answers HTTP
-    voila_first_render_s: 1.0      navigation -> TEXT visible (first page view): the app's static preview of
-                                   the recommendation, which the offline template shows before Voila's
-                                   scripts have loaded
-    voila_interactive_s: 3.0       navigation -> the live recommendation widget visible (inputs usable)
+    voila_first_render_s: 1.0      navigation -> TEXT visible (first page view): the app's static
+                                   preview of the recommendation, which the offline template shows
+                                   before Voila's scripts have loaded
+    voila_interactive_s: 3.0       navigation -> the live recommendation widget visible (inputs
+                                   usable)
     voila_render_s_2: 1.9          further page views (--runs), each in a fresh browser context
     voila_charts_s: 2.9            navigation -> all four charts drawn (first view)
     voila_update_s_*: 0.6          an input change -> the new recommendation visible (preset click,
@@ -32,6 +33,7 @@ import argparse
 import re
 import statistics
 import sys
+import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -75,7 +77,8 @@ def measure_updates(page, timeout_s: float) -> dict[str, tuple[float, float, flo
         t = time.perf_counter()
         action()
         page.wait_for_function(
-            "([sel, old]) => { const e = document.querySelector(sel); return e && e.innerText !== old; }",
+            "([sel, old]) => { const e = document.querySelector(sel); "
+            "return e && e.innerText !== old; }",
             arg=[HEADLINE, old],
             timeout=timeout_s * 1000,
         )
@@ -133,8 +136,6 @@ def served(notebook: Path | None, settle: float):
 
 def floor(args) -> int:
     """Serve a one-button notebook from a temporary folder; print navigation -> button visible."""
-    import tempfile
-
     import nbformat
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -187,7 +188,8 @@ def main(argv: list[str] | None = None) -> int:
         "--settle",
         type=float,
         default=0.0,
-        help="seconds to wait after the server answers before navigating (lets preheated kernels finish)",
+        help="seconds to wait after the server answers before navigating "
+        "(lets preheated kernels finish)",
     )
     p.add_argument("--timeout", type=float, default=180.0, help="seconds to wait for the text [s]")
     p.add_argument(

@@ -1,4 +1,4 @@
-"""GPU training decision workbook: which accelerators to buy or rent, how many, and where to put them.
+"""GPU training decision workbook: which accelerators to buy or rent, how many, and where.
 
 Public API (notebooks, the Voila app and reports use only this)::
 

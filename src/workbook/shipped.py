@@ -1,9 +1,10 @@
-"""Where the files shipped beside the code are: ``data/`` and the ``notebooks/`` the app and memo run.
+"""Where the files shipped beside the code are: ``data/``, and the ``notebooks/`` that the app and
+the memo run.
 
-In a wheel they sit inside the package (``workbook/data``, ``workbook/notebooks``: pyproject.toml maps
-the top-level folders there); in a checkout (an editable install, or ``src/`` on the path) they are the
-top-level folders themselves. Read them relative to the package, never the working directory: Voila and
-papermill run notebooks from their own.
+In a wheel they sit inside the package (``workbook/data``, ``workbook/notebooks``: pyproject.toml
+maps the top-level folders there); in a checkout (an editable install, or ``src/`` on the path)
+they are the top-level folders themselves. Read them relative to the package, never the working
+directory: Voila and papermill run notebooks from their own.
 """
 
 from __future__ import annotations

@@ -43,12 +43,14 @@ def params_label(n: float) -> str:
 
 
 def option_label(acquisition: str, n_gpus: int, accelerator: str) -> str:
-    """One option as the tornado, the Monte Carlo and the charts name it: ``rent-spot 8 x h100-sxm``."""
+    """One option as the tornado, the Monte Carlo and the charts name it:
+    ``rent-spot 8 x h100-sxm``."""
     return f"{acquisition} {int(n_gpus)} x {accelerator}"
 
 
 def option_labels(frame: pd.DataFrame) -> pd.Series:
-    """:func:`option_label` of every row of a frame with ``acquisition``, ``n_gpus``, ``accelerator``."""
+    """:func:`option_label` of every row of a frame with ``acquisition``, ``n_gpus``,
+    ``accelerator``."""
     return pd.Series(
         [
             option_label(*r)
@@ -74,7 +76,8 @@ def layout_labels(frame: pd.DataFrame) -> pd.Series:
 
 
 def overrides_text(overrides: Iterable[Mapping]) -> str:
-    """The overrides of a snapshot in one line: ``prices:h100-sxm:rent-spot:price_usd_per_gpu_hour=2``."""
+    """The overrides of a snapshot in one line:
+    ``prices:h100-sxm:rent-spot:price_usd_per_gpu_hour=2``."""
     return (
         ", ".join(f"{o['table']}:{o['key']}:{o['column']}={o['value']}" for o in overrides)
         or "none"

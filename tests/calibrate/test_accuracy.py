@@ -88,7 +88,8 @@ def test_prospective_holdout_is_the_runs_entered_after_the_freeze(cat):
     assert figures["prospective_mdape"] == pytest.approx(
         np.mean(sorted(abs(prosp["error"]))[14:16])
     )
-    # The 26 dense ones (the MoE shape fix was found on the DeepSeek rows): mean of the 13th and 14th smallest.
+    # The 26 dense ones (the MoE shape fix was found on the DeepSeek rows): mean of the 13th and
+    # 14th smallest.
     dense = sorted(abs(prosp.loc[prosp["group"] != "MoE (any)", "error"]))
     assert figures["runs_prospective_dense"] == len(dense) == 26
     assert figures["prospective_dense_mdape"] == pytest.approx(np.mean(dense[12:14]))
@@ -111,8 +112,10 @@ def test_accuracy_bias_is_the_median_signed_error_per_group(cat):
 
 
 def test_floor_of_the_published_runs(cat):
-    """On the shipped runs the floor is what validate prints, and per-accelerator recalibration alone
-    cannot reach the +-25 % and 2x targets (issue 3): the engine's own figures are worse than the floor."""
+    """On the shipped runs the floor is what validate prints, and per-accelerator recalibration
+    alone
+    cannot reach the +-25 % and 2x targets (issue 3): the engine's own figures are worse than the
+    floor."""
     t = calibrate.accuracy_table(cat)
     f = calibrate.recalibration_floor(
         t["group"], t["published_gpu_hours"], t["predicted_gpu_hours"]

@@ -40,7 +40,8 @@ def test_benchmark_throughput_is_the_steady_state_prediction(cat):
         and b.loc["mtnlg-530b-2240gpu", "source"] == "papers"
     )
     assert b.loc["mpt-70b-bench-h100", "source"] == "llm-foundry (MosaicML)"
-    # MoE rows are predicted on their active parameters: DeepSeek-V3 (37B active of 671B) is within 25 %.
+    # MoE rows are predicted on their active parameters: DeepSeek-V3 (37B active of 671B) is within
+    # 25 %.
     assert abs(b.loc["nemo-deepseek-v3-gb200", "error"]) < 0.25
     figures = cli_validate.report(cat, out=io.StringIO(), cv=False)
     m = calibrate.metrics(b["published_tok_s_gpu"], b["predicted_tok_s_gpu"])

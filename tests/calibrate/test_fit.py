@@ -13,7 +13,8 @@ def fitter(cat):
 
 
 def test_fit_on_the_calibration_rows_gives_the_shipped_constants(cat, fitter):
-    """data/assumptions.csv holds what `validate --fit --write` found; refitting must find it again."""
+    """data/assumptions.csv holds what `validate --fit --write` found; refitting must find it
+    again."""
     values, pred = fitter.fit((fitter.rows["split"] == "calibration").to_numpy())
     for name in calibrate.FIT_PARAMS:
         assert values[name] == pytest.approx(cat.param("assumptions", name)), name

@@ -22,7 +22,8 @@ def test_bias_by_group_hand_made():
 
 
 def test_time_range_hand_computed():
-    """published / predicted = 1..11: 10th / 50th / 90th percentiles (linear interpolation) 2, 6, 10.
+    """published / predicted = 1..11: 10th / 50th / 90th percentiles (linear interpolation) 2, 6,
+    10.
     Leave-one-out: 1, 2, 10 and 11 fall outside the range of the other ten (e.g. without 2 the 10th
     percentile of 1,3,...,11 is 1 + 0.9 x 2 = 2.8 > 2), 3..9 inside: coverage 7/11."""
     r = calibrate.time_range(np.arange(1.0, 12.0) * 1000.0, np.full(11, 1000.0))
@@ -45,7 +46,8 @@ def test_time_range_hand_computed():
 
 
 def test_forward_range_check_hand_computed():
-    """published / predicted = 1, 2, 3 (first split) | 1.5, 5 (batch 1) | 2.5 (batch 2). Batch 1 against
+    """published / predicted = 1, 2, 3 (first split) | 1.5, 5 (batch 1) | 2.5 (batch 2). Batch 1
+    against
     the range of 1, 2, 3 (1.2x-2.8x): 1.5 inside, 5 outside. Batch 2 against 1, 1.5, 2, 3, 5 (10th
     percentile 1 + 0.4 x 0.5 = 1.2, 90th 3 + 0.6 x 2 = 4.2): 2.5 inside. 2 of 3 in all."""
     fw = calibrate.forward_range_check(
@@ -63,9 +65,12 @@ def test_forward_range_check_hand_computed():
 
 
 def test_recalibration_floor_hand_computed():
-    """published / predicted: group a 1, 1.5, 3; group b 2, 2.2. Within +-25 % a window spans 1.25 / 0.75 =
-    1.67x: 1 and 1.5 fit (a), 2 and 2.2 fit (b), 4 of 5. MdAPE: 3 of 5 runs must fit within +-x; one per
-    group is free, a third needs b's pair, (1 + x) / (1 - x) = 1.1, x = 1/21. Worst: a's multiplier at
+    """published / predicted: group a 1, 1.5, 3; group b 2, 2.2. Within +-25 % a window spans 1.25
+    / 0.75 =
+    1.67x: 1 and 1.5 fit (a), 2 and 2.2 fit (b), 4 of 5. MdAPE: 3 of 5 runs must fit within +-x;
+    one per
+    group is free, a third needs b's pair, (1 + x) / (1 - x) = 1.1, x = 1/21. Worst: a's multiplier
+    at
     sqrt(3) leaves 1 and 3 off by sqrt(3) either way."""
     f = calibrate.recalibration_floor(
         ["a", "a", "a", "b", "b"], [1.0, 1.5, 3.0, 2.0, 2.2], [1.0] * 5
@@ -73,7 +78,8 @@ def test_recalibration_floor_hand_computed():
     assert (f["n"], f["groups"], f["within_25pct"]) == (5, 2, 0.8)
     assert f["mdape"] == pytest.approx(1 / 21, abs=1e-9)
     assert f["max_ratio_off"] == pytest.approx(math.sqrt(3.0))
-    # One group: the same runs need one multiplier; 1.5, 2, 2.2 fit in 1.67x (3 of 5), worst sqrt(3 / 1).
+    # One group: the same runs need one multiplier; 1.5, 2, 2.2 fit in 1.67x (3 of 5), worst sqrt(3
+    # / 1).
     g = calibrate.recalibration_floor(["a"] * 5, [1.0, 1.5, 3.0, 2.0, 2.2], [1.0] * 5)
     assert g["within_25pct"] == 0.6 and g["max_ratio_off"] == pytest.approx(math.sqrt(3.0))
     # 3 of 5 within +-x needs 1.5..2.2 (ratio 2.2 / 1.5 = (1 + x) / (1 - x): x = 0.7 / 3.7).
@@ -88,9 +94,12 @@ def test_recalibration_floor_hand_computed():
 
 
 def test_twin_pairs_from_published_numbers(cat):
-    """Pleias-3B (192 H100, 2,048-token sequences, 1,086,324,736,000 tokens in 92,160 GPU-h) and SmolLM3-3B
-    (384 H100, 4,096, 11.2T tokens in 221,184 GPU-h): both 3B dense BF16. Implied MFU ratio by hand =
-    (11.2e12 / 221,184) / (1.086324736e12 / 92,160) = 4.296 > 4: no predictor that expects Pleias at least
+    """Pleias-3B (192 H100, 2,048-token sequences, 1,086,324,736,000 tokens in 92,160 GPU-h) and
+    SmolLM3-3B
+    (384 H100, 4,096, 11.2T tokens in 221,184 GPU-h): both 3B dense BF16. Implied MFU ratio by hand
+    =
+    (11.2e12 / 221,184) / (1.086324736e12 / 92,160) = 4.296 > 4: no predictor that expects Pleias
+    at least
     as fast can put both within 2x (one is off by >= sqrt(4.296) = 2.07x)."""
     twins = calibrate.twin_pair_table(cat)
     top = twins.iloc[0]
@@ -109,7 +118,8 @@ def test_twin_pairs_from_published_numbers(cat):
         top["slower_seq_len"],
         top["faster_seq_len"],
     ) == (192, 384, 2048, 4096)
-    # Every pair obeys its definition, and the engine expects each slower run to be at least as fast per token.
+    # Every pair obeys its definition, and the engine expects each slower run to be at least as
+    # fast per token.
     rows = calibrate.full_runs(cat).set_index("run_id")
     pred = pd.Series(calibrate.predict_hours(rows.reset_index(), cat), index=rows.index)
     per_nd = pred / (rows["params_total"] * rows["tokens"])

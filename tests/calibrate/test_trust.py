@@ -20,8 +20,8 @@ def test_time_model_trust_quotes_the_holdout_error_and_the_accelerator_bias(cat)
     med = float(np.median(t[t["group"] == "h100-sxm"]["error"]))
     assert med < -0.1  # the dense H100 runs took longer than predicted (README, Accuracy)
     assert (
-        f"On the 16 published dense runs on h100-sxm the runs took longer than predicted by a median {-med:.0%}"
-        in h100
+        "On the 16 published dense runs on h100-sxm the runs took longer than predicted by a "
+        f"median {-med:.0%}" in h100
     )
     assert h100.endswith("optimistic.")
     assert "No published dense run on gb200-nvl72" in calibrate.time_model_trust("gb200-nvl72", cat)
@@ -51,13 +51,13 @@ def test_time_model_trust_names_the_twin_runs_and_the_time_factor(cat):
         in text
     )
     assert (
-        "You set a time factor of 1.5x, so the recommendation plans for 60 days where the engine predicts 40 days."
-        in text
+        "You set a time factor of 1.5x, so the recommendation plans for 60 days where the engine "
+        "predicts 40 days." in text
     )
     assert (
-        "reached 4.3x less of the NVIDIA H100 SXM5 80GB's peak than SmolLM3 3B, a model of its size (192 GPUs and "
-        "2,048-token sequences against 384 and 4,096, where every physical model expects the first to be at least "
-        "as fast)"
+        "reached 4.3x less of the NVIDIA H100 SXM5 80GB's peak than SmolLM3 3B, a model of its "
+        "size (192 GPUs and 2,048-token sequences against 384 and 4,096, where every physical "
+        "model expects the first to be at least as fast)"
     ) in text
     assert "time factor" in calibrate.time_model_trust(
         "h100-sxm", cat, wall_days=40.0
@@ -79,7 +79,8 @@ def test_time_model_trust_gives_the_range_to_plan_for(cat):
         pytest.approx(r["low"]),
         pytest.approx(r["high"]),
     )
-    # Holdout runs took longer than predicted more often than not (median ratio > 1), and the range is wide.
+    # Holdout runs took longer than predicted more often than not (median ratio > 1), and the range
+    # is wide.
     assert 0.5 < r["low"] < 1.0 < r["median"] < r["high"] < 2.5
     text = calibrate.time_model_trust("a100-80gb-sxm", cat, wall_days=40.0)
     assert f"between {r['low']:.2f}x and {r['high']:.2f}x the predicted time" in text

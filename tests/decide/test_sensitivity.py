@@ -47,3 +47,19 @@ def test_sensitivity_added_later_equals_recommend_with_it():
     pd.testing.assert_frame_equal(later.sensitivity, full.sensitivity)
     later.add_sensitivity(samples=200, tornado=False)
     pd.testing.assert_frame_equal(later.monte_carlo, full.monte_carlo)
+
+
+def test_add_sensitivity_uses_the_recommendations_own_catalog_by_default():
+    """A recommendation computed with overrides moves its assumptions over the overridden ranges:
+    add_sensitivity() without a catalog used to fall back to the shipped tables."""
+    from workbook import load_catalog
+    from workbook.decide import presets, recommend
+
+    wide = load_catalog(
+        [{"table": "assumptions", "key": "gemm_efficiency", "column": "low", "value": "0.3"}]
+    )
+    rec = recommend(presets["band-7b-to-70b"], catalog=wide, sensitivity=False)
+    default = rec.add_sensitivity(samples=0).sensitivity.set_index("parameter")
+    shipped = rec.add_sensitivity(load_catalog(), samples=0).sensitivity.set_index("parameter")
+    assert default.loc["gemm_efficiency", "low"] == 0.3
+    assert shipped.loc["gemm_efficiency", "low"] != 0.3

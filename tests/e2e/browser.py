@@ -1,19 +1,21 @@
-"""Real-browser test helpers: the Voila app on a free local port, Debian's chromium driven by playwright.
+"""Real-browser test helpers: the Voila app on a free local port, Debian's chromium driven by
+playwright.
 
-Every request that does not go to 127.0.0.1 / localhost is blocked and recorded, so a test can assert
-that the app works offline (../shared/reference/jupyter_stack.md). Chromium is the Debian package at
-/usr/bin/chromium; never ``playwright install`` (it downloads a browser and fails offline). Browser
-tests skip, with the reason, only when that binary is missing.
+Every request that does not go to 127.0.0.1 / localhost is blocked and recorded, so a test can
+assert that the app works offline (../shared/reference/jupyter_stack.md). Chromium is the Debian
+package at /usr/bin/chromium; never ``playwright install`` (it downloads a browser and fails
+offline). Browser tests skip, with the reason, only when that binary is missing.
 
 Fixtures (a test module loads them with ``pytest_plugins = ["browser"]``):
 
-* ``voila_app``        module scope: the committed app notebook served by Voila; yields a :class:`VoilaServer`.
+* ``voila_app``        module scope: the committed app notebook served by Voila; yields a
+                       :class:`VoilaServer`.
 * ``browser``          session scope: a playwright ``Browser`` (chromium, offline flags).
 * ``outside_requests`` function scope: the list of outside URLs blocked in this test.
 * ``page``             function scope: a fresh page whose outside requests are blocked and recorded.
 
-Helpers: :func:`wait_for_text`, :func:`screenshot`, :func:`start_voila` (a context manager, also used
-by ``tools/bench_app.py``), :func:`launch_chromium`, :func:`block_outside`.
+Helpers: :func:`wait_for_text`, :func:`screenshot`, :func:`start_voila` (a context manager, also
+used by ``tools/bench_app.py``), :func:`launch_chromium`, :func:`block_outside`.
 """
 
 from __future__ import annotations
@@ -109,11 +111,11 @@ def start_voila(
     log_dir: Path | None = None,
     extra_args: tuple[str, ...] = (),
 ) -> Iterator[VoilaServer]:
-    """Serve ``notebook`` (default: the app) with the committed settings on 127.0.0.1; stop it on exit.
-    ``extra_args`` are added to Voila's command line (settings that override voila.json).
+    """Serve ``notebook`` (default: the app) with the committed settings on 127.0.0.1; stop it on
+    exit. ``extra_args`` are added to Voila's command line (settings that override voila.json).
 
-    Uses :func:`workbook.app.voila_command` (offline template, ``voila.json`` read from the repo
-    root). The server runs in its own process group so that its kernels stop with it.
+    Uses :func:`workbook.present.app.serve.voila_command` (offline template, ``voila.json`` read
+    from the repo root). The server runs in its own process group so that its kernels stop with it.
     """
     from workbook.present.app.serve import APP_NOTEBOOK, voila_command
 
@@ -139,7 +141,8 @@ def start_voila(
                 )
             if time.monotonic() > deadline:
                 raise RuntimeError(
-                    f"voila did not answer on {server.url} within {timeout_s:g} s:\n{server.log()[-3000:]}"
+                    f"voila did not answer on {server.url} within {timeout_s:g} s:\n"
+                    f"{server.log()[-3000:]}"
                 )
             time.sleep(0.2)
         server.started_s = time.perf_counter() - t0
@@ -164,7 +167,8 @@ def is_local(url: str) -> bool:
 
 
 def block_outside(context_or_page, record: list[str]) -> None:
-    """Abort every request that is not to 127.0.0.1 / localhost, and append its URL to ``record``."""
+    """Abort every request that is not to 127.0.0.1 / localhost, and append its URL to
+    ``record``."""
 
     def handle(route):
         url = route.request.url
@@ -186,7 +190,7 @@ def offline_page(browser, record: list[str]):
 
 
 def wait_for_text(page, text: str | re.Pattern, timeout: float = 30.0):
-    """Wait until ``text`` (substring, or a compiled regex) is visible on the page; return the locator.
+    """Wait until ``text`` (substring, or a compiled regex) is visible; return the locator.
 
     ``timeout`` in seconds. On timeout the error says what was awaited and what the page shows.
     """

@@ -73,7 +73,8 @@ def test_recommendation_and_charts_render_offline(app_page):
     for host in ("cdnjs.", "cdn.jsdelivr", "unpkg.com", "esm.sh", "fonts.googleapis"):
         assert host not in html, f"the page references {host}"
     assert outside == [], f"requests outside 127.0.0.1 were attempted: {outside}"
-    # The static preview the template showed before the widgets loaded: the same sentence, now hidden.
+    # The static preview the template showed before the widgets loaded: the same sentence, now
+    # hidden.
     preview = page.eval_on_selector("#wb-preview", "e => e.textContent")
     assert _expected("funded-startup-30b-domain") in preview
     assert not page.is_visible("#wb-preview")
@@ -112,7 +113,8 @@ def _expected(name: str, **changes) -> str:
 
 def _wait_headline(page, expected: str, timeout_s: float = 60) -> str:
     page.wait_for_function(
-        "([sel, want]) => { const e = document.querySelector(sel); return e && e.innerText.trim() === want.trim(); }",
+        "([sel, want]) => { const e = document.querySelector(sel); "
+        "return e && e.innerText.trim() === want.trim(); }",
         arg=[HEADLINE, expected],
         timeout=timeout_s * 1000,
     )
@@ -125,8 +127,8 @@ def _click_preset(page, name: str) -> str:
 
 
 def test_preset_then_cooling_to_air_changes_the_pick_and_the_charts(app_page):
-    """The frontier-pretraining preset (liquid-cooled site) buys a liquid-only part; with air racks the
-    engine must drop it, and the page and the charts must follow."""
+    """The frontier-pretraining preset (liquid-cooled site) buys a liquid-only part; with air racks
+    the engine must drop it, and the page and the charts must follow."""
     page, _ = app_page
     text = _click_preset(page, "enterprise-frontier-pretraining")
     assert text.startswith("Buy new"), text

@@ -13,7 +13,8 @@ import pytest
 pytest.register_assert_rewrite("browser")  # before the import below: it is also the fixture plugin
 from browser import needs_chromium, screenshot, wait_for_text  # noqa: E402
 
-#: The fixtures (voila_app, browser, page, outside_requests, page_errors) come from tests/e2e/browser.py.
+#: The fixtures (voila_app, browser, page, outside_requests, page_errors) come from
+#: tests/e2e/browser.py.
 pytest_plugins = ["browser"]
 
 pytestmark = needs_chromium
@@ -32,7 +33,8 @@ def test_app_loads_offline(voila_app, page, outside_requests, page_errors):
     assert "Traceback" not in body and "There was an error when executing" not in body, body[:2000]
     assert outside_requests == [], f"requests outside 127.0.0.1 (blocked): {outside_requests}"
     assert shot.stat().st_size > 10_000
-    # JavaScript exceptions are surfaced, not failed on: app-specific checks belong to the app's tests.
+    # JavaScript exceptions are surfaced, not failed on: app-specific checks belong to the app's
+    # tests.
     if page_errors.exceptions:
         warnings.warn(
             f"JavaScript exceptions on the app page: {page_errors.exceptions}", stacklevel=1
@@ -40,10 +42,10 @@ def test_app_loads_offline(voila_app, page, outside_requests, page_errors):
 
 
 def test_waiting_kernels_do_not_hit_the_cell_timeout(browser):
-    """Preheated kernels run the notebook ahead of the visitor and then wait. A cell that blocks until
-    the request arrives (as ``voila.utils.wait_for_request`` does) hits ``VoilaExecutor.timeout`` (120 s in
-    voila.json) and the page then shows "Cell execution timed out". Here the timeout is cut to 30 s and
-    the visitor comes after 40 s."""
+    """Preheated kernels run the notebook ahead of the visitor and then wait. A cell that blocks
+    until the request arrives (as ``voila.utils.wait_for_request`` does) hits
+    ``VoilaExecutor.timeout`` (120 s in voila.json) and the page then shows "Cell execution timed
+    out". Here the timeout is cut to 30 s and the visitor comes after 40 s."""
     from browser import offline_page, start_voila
 
     with start_voila(extra_args=("--VoilaExecutor.timeout=30",)) as server:

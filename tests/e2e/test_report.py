@@ -1,8 +1,9 @@
-"""The papermill report: ``python -m workbook report`` end to end, the memo's content, and its failures.
+"""The papermill report: ``python -m workbook report`` end to end, the memo's content, its failures.
 
-One batch run of the CLI (module fixture) renders three presets and a scenario file through papermill
-and nbconvert; the tests then read the HTML. Parameter errors are checked in-process (they stop before
-any kernel starts), and a notebook that raises shows that a failed run leaves no file behind.
+One batch run of the CLI (module fixture) renders three presets and a scenario file through
+papermill and nbconvert; the tests then read the HTML. A notebook that raises shows that a failed
+run leaves no file behind. Parameter errors (they stop before any kernel starts) are checked in
+tests/cli/test_cli_report.py, the memo's structure without a kernel in tests/present/test_memo.py.
 """
 
 from __future__ import annotations
@@ -14,14 +15,11 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
-import pandas as pd
 import pytest
 
-from workbook.cli import main
+from workbook.calibrate import time_model_trust
 from workbook.decide import presets, recommend
-from workbook.decide.scenario import Scenario, ScenarioError
-from workbook import calibrate as A
-from workbook.present import memo as rp
+from workbook.present import render as rp
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -119,71 +117,10 @@ def test_memo_says_how_far_to_trust_the_time_estimate(batch):
     rec = recommend(presets[PRESETS[0]])
     text = _text(batch.html[PRESETS[0]])
     assert "How far to trust the time estimate" in text
-    trust = A.time_model_trust(rec.top.accelerator, wall_days=rec.top.wall_days)
+    trust = time_model_trust(rec.top.accelerator, wall_days=rec.top.wall_days)
     assert (
         trust in text and "For the predicted " in trust
     )  # the range applied to the pick's own days
-
-
-# --- parameters: validated before anything runs --------------------------------------------------
-@pytest.mark.parametrize(
-    ("args", "named"),
-    [
-        (["small-team-instruction-tuning", "--set", "n_params=-5"], "n_params"),
-        (["small-team-instruction-tuning", "--set", "deadline_dayz=30"], "deadline_dayz"),
-        (["small-team-instruction-tuning", "--set", "cooling=water"], "cooling"),
-        (["small-team-instruction-tuning", "--set", "budget_usd"], "--set"),
-        (["no-such-preset"], "no-such-preset"),
-    ],
-)
-def test_bad_parameter_stops_before_running(tmp_path, capsys, args, named):
-    out = tmp_path / "report.html"
-    code = main(["report", *args, "-o", str(out)])
-    err = capsys.readouterr().err
-    assert code == 2
-    assert named in err and err.startswith("error: ")
-    assert not out.exists() and list(tmp_path.iterdir()) == []
-
-
-def test_bad_field_in_scenario_file(tmp_path, capsys):
-    bad = tmp_path / "bad.yaml"
-    bad.write_text(presets[PRESETS[0]].to_yaml().replace("deadline_days: 14", "deadline_days: -3"))
-    out = tmp_path / "out" / "bad.html"
-    assert main(["report", str(bad), "-o", str(out)]) == 2
-    err = capsys.readouterr().err
-    assert "deadline_days=-3" in err and "greater than 0" in err
-    assert not out.parent.exists()
-
-
-def test_one_bad_scenario_stops_the_whole_batch(tmp_path, capsys):
-    bad = tmp_path / "bad.yaml"
-    bad.write_text("n_params: 7e9\n")  # missing required fields
-    assert main(["report", PRESETS[0], str(bad), "--out-dir", str(tmp_path / "out")]) == 2
-    err = capsys.readouterr().err
-    assert "deadline_days" in err and "is required" in err
-    assert not (tmp_path / "out").exists()
-
-
-def test_output_flag_takes_one_scenario(tmp_path, capsys):
-    assert main(["report", *PRESETS[:2], "-o", str(tmp_path / "x.html")]) == 2
-    assert "--out-dir" in capsys.readouterr().err
-
-
-def test_set_values_are_read_as_yaml():
-    s, preset = rp.resolve_scenario(
-        PRESETS[0],
-        rp.parse_set(
-            ["deadline_days=21", "rocm_experience=true", "acquisition_modes=[rent-spot, buy-new]"]
-        ),
-    )
-    assert preset == PRESETS[0]
-    assert (s.deadline_days, s.rocm_experience, s.acquisition_modes) == (
-        21,
-        True,
-        ["rent-spot", "buy-new"],
-    )
-    with pytest.raises(ScenarioError, match="--set"):
-        rp.parse_set(["no_equals_sign"])
 
 
 # --- failures leave nothing behind ---------------------------------------------------------------
@@ -215,13 +152,6 @@ def test_failed_run_leaves_no_partial_report(tmp_path):
     assert sorted(p.name for p in out_dir.iterdir()) == ["keep.html"]
 
 
-def test_pdf_without_chromium_is_a_clear_error_and_writes_nothing(tmp_path, monkeypatch):
-    monkeypatch.setattr(rp, "CHROMIUM", tmp_path / "no-chromium")
-    with pytest.raises(rp.ReportError, match="apt-get install chromium"):
-        rp.render_report(presets[PRESETS[0]], tmp_path / "r.html", pdf=True)
-    assert list(tmp_path.iterdir()) == []
-
-
 @pytest.mark.skipif(
     not rp.CHROMIUM.exists(),
     reason=f"PDF printing needs chromium at {rp.CHROMIUM} (apt-get install chromium)",
@@ -232,54 +162,3 @@ def test_pdf_of_the_memo(batch, tmp_path):
     rp.print_pdf(src, pdf)
     data = pdf.read_bytes()
     assert data[:5] == b"%PDF-" and len(data) > 20_000
-
-
-# --- the memo's structure, without a kernel -----------------------------------------------------------
-def _stub_rec(sentence: str) -> SimpleNamespace:
-    top = SimpleNamespace(
-        accelerator="h100-sxm",
-        n_gpus=64,
-        acquisition="buy-new",
-        wall_days=12.34,
-        cost_per_run_usd=123456.7,
-        cost_per_year_usd=1e6,
-        facility_kw=95.5,
-        racks=3,
-        sentence=sentence,
-    )
-    return SimpleNamespace(
-        top=top,
-        feasible=True,
-        reasons=["cheapest <b>within</b> the deadline"],
-        options=pd.DataFrame(),
-        pareto=pd.DataFrame(),
-        sensitivity=pd.DataFrame(),
-    )
-
-
-def test_memo_escapes_and_orders_sections(monkeypatch):
-    monkeypatch.setattr(rp, "chart_specs", lambda rec: [])  # charts need a real Recommendation
-    s = Scenario(n_params=7e9, deadline_days=30, budget_usd=1e6, site_power_kw=100)
-    m = rp.memo(s, rec=_stub_rec("Buy 64 x H100 <script>alert(1)</script>."))
-    assert m.recommendation.startswith("Buy 64 x H100")
-    assert "<script>" not in m.html and "&lt;script&gt;" in m.html
-    assert "&lt;b&gt;within&lt;/b&gt;" in m.html
-    assert "$123,457" in m.html and "12.3" in m.html
-    assert m.html.index('id="recommendation"') < m.html.index('id="assumptions"')
-    assert m._repr_html_() == m.html
-
-
-def test_charts_are_inline_svg(monkeypatch):
-    """A chart provider (``workbook.charts.report_charts``) becomes static SVG in the memo."""
-    import altair as alt
-
-    chart = (
-        alt.Chart(pd.DataFrame({"days": [1, 2], "usd": [3, 4]}))
-        .mark_point()
-        .encode(x="days", y="usd")
-    )
-    monkeypatch.setattr(rp, "chart_specs", lambda rec: [("Cost against time", chart)])
-    s = Scenario(n_params=7e9, deadline_days=30, budget_usd=1e6, site_power_kw=100)
-    m = rp.memo(s, rec=_stub_rec("Buy."))
-    assert '<section id="charts">' in m.html and "<svg" in m.html and "Cost against time" in m.html
-    assert "<script" not in m.html

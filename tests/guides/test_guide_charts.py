@@ -6,10 +6,8 @@ import pandas as pd
 import pytest
 
 from workbook.calibrate import accuracy_table
-from workbook.guides import speed
 from workbook.guides.memory_fit import memory_fit_table
 from workbook.guides.speed import network_comparison
-from workbook.present import guide_charts
 from workbook.present.charts import to_svg
 from workbook.present.guide_charts import (
     accuracy_chart,
@@ -58,8 +56,3 @@ def test_charts_render_offline_and_reject_wrong_tables(cat, network, fit70):
             fn(pd.DataFrame({"x": [1]}))
     with pytest.raises(ValueError, match=r"curve is a list"):
         rent_vs_buy_chart([1, 2])
-
-
-def test_step_columns_are_the_speed_tables():
-    """The chart stacks the components the speed table carries (one tuple, kept in two layers)."""
-    assert guide_charts.STEP_COLUMNS == speed.STEP_COLUMNS

@@ -10,13 +10,13 @@ import pytest
 
 from workbook import estimate_frame, estimate_training, presets
 from workbook.guides.speed import (
-    STEP_COLUMNS,
     bandwidth_vs_flops,
     network_comparison,
     network_verdict,
     pilot_time_factor,
     speed_table,
 )
+from workbook.model import STEP_COLUMNS
 
 
 def test_speed_table_is_estimate_frame(cat):

@@ -1,18 +1,18 @@
-"""The app's logic without a browser: widgets drive the scenario, errors land next to the field,
-charts carry the recommendation's numbers. (tests/test_browser.py opens the real page.)"""
+"""The app's logic without a browser (workbook.present.app.page): widgets drive the scenario,
+errors land next to the field, the charts follow the recommendation. (tests/e2e/test_browser.py and
+tests/e2e/test_app_browser.py open the real page; tests/present/test_charts.py checks the charts'
+numbers.)"""
 
 import base64
 import html
-import math
 import re
 
-import numpy as np
 import pytest
 
-from workbook import presets, recommend
+from workbook import presets
+from workbook.calibrate import time_model_trust
 from workbook.decide.scenario import Scenario
-from workbook.present import charts
-from workbook.present.app.page import WorkbookApp, build_app, open_app, preset_from_query
+from workbook.present.app.page import WorkbookApp, build_app, open_app
 from workbook.present.app.serve import PREVIEW_KEY
 
 
@@ -51,7 +51,8 @@ def test_charts_are_sent_once_the_page_reports_it_rendered():
 
 @pytest.mark.parametrize("name", list(presets))
 def test_app_chart_specs_are_valid_vega_lite(app, name):
-    """The app builds specs without Altair's validation (speed); they must equal the validated ones."""
+    """The app builds specs without Altair's validation (speed); they must equal the validated
+    ones."""
     app.apply_preset(name)
     assert app.chart_spec == app.chart.to_dict(validate=True)
 
@@ -97,7 +98,8 @@ def test_bad_value_shows_a_readable_message_next_to_the_field(app):
 
 
 def test_a_failing_update_says_so_and_leaves_the_stale_part_greyed(monkeypatch):
-    """Voila swallows exceptions in callbacks: the app must show one, and mark what is out of date."""
+    """Voila swallows exceptions in callbacks: the app must show one, and mark what is out of
+    date."""
     app = WorkbookApp("funded-startup-30b-domain")
     headline = app.headline.value
 
@@ -136,8 +138,6 @@ def test_assumptions_table_shows_sources_and_snapshot(app):
 
 
 def test_robustness_says_how_far_to_trust_the_time_estimate(app):
-    from workbook.calibrate import time_model_trust
-
     text = time_model_trust(app.rec.top.accelerator, app.catalog, wall_days=app.rec.top.wall_days)
     assert "For the predicted " in text  # the pick's own days, with the range to plan for
     assert "How far to trust the time estimate" in app.robustness.value
@@ -158,18 +158,11 @@ def test_time_factor_field_plans_for_a_measured_stack():
     assert "time factor of 1.5x" in app.reasons.value
     assert (
         html.escape(
-            f"You set a time factor of 1.5x, so the recommendation plans for {1.5 * days:.0f} days where the "
-            f"engine predicts {days:.0f} days."
+            f"You set a time factor of 1.5x, so the recommendation plans for {1.5 * days:.0f} days "
+            f"where the engine predicts {days:.0f} days."
         )
         in app.robustness.value
     )
-
-
-def test_query_string_deep_link(monkeypatch):
-    monkeypatch.setenv("QUERY_STRING", "preset=band-under-7b")
-    assert preset_from_query() == "band-under-7b"
-    monkeypatch.setenv("QUERY_STRING", "preset=nonsense")
-    assert preset_from_query() == "funded-startup-30b-domain"
 
 
 def test_deep_link_applied_when_the_page_reports_its_url(monkeypatch):
@@ -199,41 +192,3 @@ def test_deep_link_applied_when_the_page_reports_its_url(monkeypatch):
 def test_unknown_preset_gives_a_message_not_a_traceback():
     view = build_app("no-such-preset")
     assert "could not start" in view.value and "allowed:" in view.value
-
-
-# --- the numbers behind the charts -------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def rec():
-    return recommend(presets["funded-startup-30b-domain"], monte_carlo_samples=100)
-
-
-def test_frontier_contains_the_pick(rec):
-    d = charts.frontier_data(rec)
-    assert d["pick"].sum() == 1
-    pick = d[d["pick"]].iloc[0]
-    assert pick["cost_per_run_usd"] == pytest.approx(rec.top.cost_per_run_usd)
-
-
-def test_rent_vs_buy_lines_cross_at_the_break_even(rec):
-    d = charts.rent_vs_buy_data(rec).pivot(
-        index="runs_per_year", columns="acquisition", values="cost_per_year_usd"
-    )
-    diff = (d["buy-new"] - d["rent-on-demand"]).to_numpy()
-    runs = d.index.to_numpy()
-    cross = runs[np.flatnonzero(np.diff(np.sign(diff)))[0]]
-    assert math.isfinite(rec.breakeven_runs_per_year)
-    assert abs(cross - rec.breakeven_runs_per_year) < (runs[1] - runs[0]) * 1.5
-
-
-def test_power_chart_flags_nvl72_against_a_40kw_rack(rec):
-    d = charts.power_data(rec).set_index("accelerator")
-    assert not d.loc["gb300-nvl72", "fits"] and d.loc["gb300-nvl72", "rack_kw_needed"] > 100
-    assert d.loc["h200-sxm", "fits"]
-
-
-def test_every_chart_renders_to_svg_with_marks(rec):
-    for name, chart in charts.all_charts(rec).items():
-        svg = charts.to_svg(chart)
-        assert svg.startswith("<svg") and svg.count("<path") > 3, name

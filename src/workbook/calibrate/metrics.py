@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..catalog import Catalog, resolve_catalog
+from .cache import PerCatalog
 from .runs import ENTRY_BATCHES, baseline_hours, full_runs, is_moe, predict_hours
 
 #: The range quoted around a predicted time (app, memo, ``time_model_trust``): these quantiles of
@@ -231,12 +232,20 @@ def twin_pairs(rows: pd.DataFrame, catalog: Catalog | None = None) -> pd.DataFra
     return out.sort_values("ratio", ascending=False, ignore_index=True)
 
 
-def holdout_time_range(catalog: Catalog | None = None) -> dict | None:
-    """:func:`time_range` of the held-out runs, predicted with the catalog's constants (None when no
-    run is held out)."""
-    cat = resolve_catalog(catalog)
+def _holdout_time_range(cat: Catalog) -> dict | None:
     rows = full_runs(cat)
     hold = rows[rows["split"] == "holdout"]
     if hold.empty:
         return None
     return time_range(hold["gpu_hours"].to_numpy(float), predict_hours(hold, cat))
+
+
+_holdout_time_range_cached = PerCatalog(_holdout_time_range)
+
+
+def holdout_time_range(catalog: Catalog | None = None) -> dict | None:
+    """:func:`time_range` of the held-out runs, predicted with the catalog's constants (None when no
+    run is held out); computed once per catalog object
+    (:class:`~workbook.calibrate.cache.PerCatalog`): :func:`workbook.recommend` asks every call."""
+    rng = _holdout_time_range_cached(resolve_catalog(catalog))
+    return None if rng is None else dict(rng)

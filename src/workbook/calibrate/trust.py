@@ -2,15 +2,13 @@
 data/published_runs.csv with the catalog's constants.
 
 The measurement does not depend on the pick, so it is made once per catalog object
-(:class:`_PerCatalog`); only the sentences about the pick's days, time factor and accelerator are
+(:class:`PerCatalog`); only the sentences about the pick's days, time factor and accelerator are
 written per call. The app asks for the paragraph on every input change.
 """
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
-from typing import Callable, Generic, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -19,9 +17,8 @@ from ..catalog import Catalog, resolve_catalog
 from ..checks import check_number
 from ..text import days_text
 from .accuracy import accuracy_bias, accuracy_summary, accuracy_table, twin_pair_table
+from .cache import PerCatalog
 from .metrics import RANGE_QUANTILES, TWIN_RATIO_25PCT, forward_range_check, time_range
-
-T = TypeVar("T")
 
 #: Share of held-out runs the quoted range nominally holds (80 %).
 RANGE_SHARE = RANGE_QUANTILES[1] - RANGE_QUANTILES[0]
@@ -32,41 +29,6 @@ FLOOR_SHORTFALL = 0.1
 #: Median signed error on an accelerator's runs beyond which its estimates read as optimistic
 #: (below minus this) or pessimistic (above it).
 BIAS_NOTED = 0.1
-
-
-class _PerCatalog(Generic[T]):
-    """``compute(catalog)`` cached per catalog object.
-
-    Keyed on ``id(catalog)`` with a weak reference that drops the entry when the catalog goes away,
-    so a catalog with other overrides (another object) never reuses another's value, and a new
-    catalog that happens to get a dead one's id finds nothing. Catalogs are not changed after they
-    are built (:meth:`workbook.catalog.Catalog.with_overrides` makes a new one).
-    """
-
-    def __init__(self, compute: Callable[[Catalog], T]):
-        self._compute = compute
-        self._entries: dict[int, tuple[weakref.ref, T]] = {}
-
-    def __call__(self, catalog: Catalog) -> T:
-        key = id(catalog)
-        hit = self._entries.get(key)
-        if hit is not None and hit[0]() is catalog:
-            return hit[1]
-        value = self._compute(catalog)
-        self._entries[key] = (weakref.ref(catalog, self._forget(key)), value)
-        return value
-
-    def _forget(self, key: int) -> Callable[[weakref.ref], None]:
-        def forget(ref: weakref.ref) -> None:
-            hit = self._entries.get(key)
-            if hit is not None and hit[0] is ref:
-                del self._entries[key]
-
-        return forget
-
-    def cache_clear(self) -> None:
-        """Forget every cached value (tests that replace what ``compute`` reads)."""
-        self._entries.clear()
 
 
 @dataclass(frozen=True)
@@ -178,7 +140,7 @@ def _trust_basis(cat: Catalog) -> TrustBasis:
 
 
 #: :func:`_trust_basis` cached per catalog object.
-trust_basis = _PerCatalog(_trust_basis)
+trust_basis = PerCatalog(_trust_basis)
 
 
 def _time_factor_text(wall_days: float | None, predicted_days: float | None, factor: float) -> str:

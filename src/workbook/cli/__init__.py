@@ -3,7 +3,8 @@
 - ``report``: decision memos (HTML, optionally PDF) from scenario files or presets (:mod:`.report`);
 - ``validate``: the time model against published runs (:mod:`.validate`);
 - ``bench``: speed benchmarks (:mod:`.bench`);
-- ``app``: serve the Voila app offline on http://127.0.0.1:8866 (``make app``).
+- ``app``: serve the Voila app offline on http://127.0.0.1:8866 (``make app``;
+  :mod:`workbook.present.app.serve`).
 
 Each command reports bad arguments in one line and an exit code, never a traceback.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..present.app import serve
 from . import bench, report, validate
 
 
@@ -24,16 +26,11 @@ def _parser() -> argparse.ArgumentParser:
     a = sub.add_parser(
         "app", help="serve the Voila app on http://127.0.0.1:8866 (PORT=8870 for another port)"
     )
-    a.set_defaults(run=_app)
+    a.set_defaults(run=lambda _args: serve.main())
     return p
 
 
-def _app(_args) -> int:
-    from ..present.app.serve import main as serve
-
-    return serve()
-
-
 def main(argv: list[str] | None = None) -> int:
+    """Parse ``argv`` (default: the command line) and run the command; returns its exit code."""
     args = _parser().parse_args(argv)
     return args.run(args)

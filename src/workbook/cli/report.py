@@ -16,7 +16,21 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..decide import Scenario, ScenarioError
+from ..present.render import (
+    CHROMIUM,
+    DEFAULT_TIMEOUT_S,
+    ReportError,
+    render_report,
+    resolve_scenario,
+)
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_PDF = 0, 1, 2, 3
 
@@ -62,76 +76,137 @@ def add_parser(sub) -> argparse.ArgumentParser:
     return r
 
 
+def parse_set(items: Iterable[str]) -> dict[str, Any]:
+    """``["key=value", ...]`` -> ``{key: value}``; values are read as YAML (``8``, ``true``,
+    ``[a, b]``).
+
+    A malformed item raises :class:`ScenarioError` naming it.
+    """
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ScenarioError([("--set", item, "must be key=value, e.g. --set deadline_days=60")])
+        try:
+            value = yaml.safe_load(raw) if raw.strip() else None
+        except yaml.YAMLError:
+            value = raw
+        out[key] = value
+    return out
+
+
+def scenario_stem(spec: str) -> str:
+    """Output file stem for a scenario argument (the file stem or the preset name)."""
+    p = Path(spec)
+    return p.stem if p.suffix else p.name
+
+
+@dataclass
+class Job:
+    """One memo to render: the argument, the scenario it names, and where the HTML goes."""
+
+    spec: str
+    scenario: Scenario
+    preset: str
+    target: Path
+
+
 def _fail(message: str, code: int) -> int:
     print(f"error: {message}", file=sys.stderr)
     return code
 
 
-def report(args: argparse.Namespace) -> int:
-    from ..decide import ScenarioError
-    from ..present import memo as rp
-
+def _flag_problem(args: argparse.Namespace) -> str:
+    """What is wrong with the flags themselves (before any scenario is read), or ""."""
     if args.output is not None and len(args.scenarios) > 1:
-        return _fail("-o/--output takes one scenario; use --out-dir for several", EXIT_USAGE)
+        return "-o/--output takes one scenario; use --out-dir for several"
     if args.timeout is not None and not args.timeout > 0:
-        return _fail(f"--timeout={args.timeout!r}: must be > 0 seconds", EXIT_USAGE)
+        return f"--timeout={args.timeout!r}: must be > 0 seconds"
+    return ""
 
-    # 1. Validate everything before running anything.
-    try:
-        overrides = rp.parse_set(args.overrides)
-    except ScenarioError as e:
-        return _fail(str(e), EXIT_USAGE)
+
+def _resolve_all(
+    args: argparse.Namespace, overrides: dict[str, Any]
+) -> tuple[list[Job], list[str]]:
+    """Every scenario argument read and validated, with its target file; and every problem."""
     jobs, problems = [], []
     for spec in args.scenarios:
         try:
-            scenario, preset = rp.resolve_scenario(spec, overrides)
+            scenario, preset = resolve_scenario(spec, overrides)
         except ScenarioError as e:
             problems.append(f"{spec}: {e}")
-            continue
-        except ImportError as e:  # a preset name while workbook.decision is unavailable
-            problems.append(f"{spec}: not a scenario file, and presets are unavailable ({e})")
             continue
         if args.output is not None:
             target = args.output
         else:
-            target = (args.out_dir or Path(".")) / f"{rp.scenario_stem(spec)}.html"
-        jobs.append((spec, scenario, preset, target))
-    targets = [t.resolve() for *_, t in jobs]
-    dupes = sorted({str(t) for t in targets if targets.count(t) > 1})
-    if dupes:
-        problems.append(f"several scenarios would write the same file: {', '.join(dupes)}")
-    if problems:
-        for msg in problems:
-            print(f"error: {msg}", file=sys.stderr)
-        return EXIT_USAGE
+            target = (args.out_dir or Path(".")) / f"{scenario_stem(spec)}.html"
+        jobs.append(Job(spec, scenario, preset, target))
+    return jobs, problems
 
-    pdf, code = args.pdf, EXIT_OK
-    if pdf and not rp.CHROMIUM.exists():
+
+def _clashing_targets(jobs: list[Job]) -> list[str]:
+    """A problem when two scenarios would write the same file."""
+    targets = [job.target.resolve() for job in jobs]
+    dupes = sorted({str(t) for t in targets if targets.count(t) > 1})
+    return [f"several scenarios would write the same file: {', '.join(dupes)}"] if dupes else []
+
+
+def _pdf_wanted(pdf: bool) -> tuple[bool, int]:
+    """Whether to print PDFs, and the exit code so far (3 when chromium is missing)."""
+    if pdf and not CHROMIUM.exists():
         print(
-            f"error: --pdf needs chromium at {rp.CHROMIUM} (apt-get install chromium); "
+            f"error: --pdf needs chromium at {CHROMIUM} (apt-get install chromium); "
             "PDF skipped, writing HTML only",
             file=sys.stderr,
         )
-        pdf, code = False, EXIT_NO_PDF
+        return False, EXIT_NO_PDF
+    return pdf, EXIT_OK
 
-    # 2. Render; each report reaches its path only when its run succeeded.
-    timeout = args.timeout or rp.DEFAULT_TIMEOUT_S
+
+def _render_all(jobs: list[Job], pdf: bool, timeout_s: float) -> int:
+    """Render every job (a progress bar for a batch); each report reaches its path only when its
+    run succeeded. Returns how many failed."""
     from tqdm import tqdm
 
     bar = tqdm(jobs, desc="reports", unit="report", disable=len(jobs) < 2, file=sys.stderr)
     failed = 0
-    for spec, scenario, preset, target in bar:
-        bar.set_postfix_str(spec)
+    for job in bar:
+        bar.set_postfix_str(job.spec)
         t0 = time.perf_counter()
         try:
-            written = rp.render_report(scenario, target, preset=preset, pdf=pdf, timeout_s=timeout)
-        except rp.ReportError as e:
+            written = render_report(
+                job.scenario, job.target, preset=job.preset, pdf=pdf, timeout_s=timeout_s
+            )
+        except ReportError as e:
             failed += 1
-            tqdm.write(f"error: {spec}: {e}", file=sys.stderr)
+            tqdm.write(f"error: {job.spec}: {e}", file=sys.stderr)
             continue
         tqdm.write(
             f"wrote {', '.join(map(str, written))} ({time.perf_counter() - t0:.1f} s)",
             file=sys.stdout,
         )
     bar.close()
+    return failed
+
+
+def report(args: argparse.Namespace) -> int:
+    """``python -m workbook report``: validate every scenario, then render each one.
+
+    Returns the exit code (module docstring): nothing runs unless every argument is valid."""
+    problem = _flag_problem(args)
+    if problem:
+        return _fail(problem, EXIT_USAGE)
+    try:
+        overrides = parse_set(args.overrides)
+    except ScenarioError as e:
+        return _fail(str(e), EXIT_USAGE)
+    jobs, problems = _resolve_all(args, overrides)
+    problems += _clashing_targets(jobs)
+    if problems:
+        for msg in problems:
+            print(f"error: {msg}", file=sys.stderr)
+        return EXIT_USAGE
+    pdf, code = _pdf_wanted(args.pdf)
+    failed = _render_all(jobs, pdf, args.timeout or DEFAULT_TIMEOUT_S)
     return EXIT_FAILED if failed else code

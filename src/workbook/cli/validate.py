@@ -6,7 +6,8 @@ the naive baseline (one constant MFU, 6 N D, fitted to the same calibration rows
 with (where the held-out runs landed relative to their predictions, with its leave-one-out coverage,
 and each later batch of runs against the range of the runs entered before it); what no
 recalibration by accelerator can fix; the steady-state throughput against every published benchmark;
-then predicted vs published per-GPU throughput ratios between accelerators. Ends with ``name: value``
+then predicted vs published per-GPU throughput ratios between accelerators. Ends with
+``name: value``
 lines. Everything is computed by :func:`workbook.calibrate.validation_summary`; this module only
 formats it.
 

@@ -17,6 +17,7 @@ from .presets import ARTICLE_ADVICE, ARTICLE_OPTION, article_comparison, presets
 from .recommend import Recommendation, recommend
 from .scenario import (
     ACQUISITIONS,
+    MAX_GPUS,
     OBJECTIVES,
     TIME_FACTOR_RANGE,
     WORKLOADS,
@@ -27,6 +28,7 @@ from .sensitivity import monte_carlo, tornado
 
 __all__ = [
     "ACQUISITIONS",
+    "MAX_GPUS",
     "ARTICLE_ADVICE",
     "ARTICLE_OPTION",
     "OBJECTIVES",

@@ -9,7 +9,7 @@ assumptions written here, each with the reason it was chosen.
 
 from __future__ import annotations
 
-from .scenario import Scenario
+from .scenario import MAX_GPUS, Scenario
 
 _PRESETS = [
     # "You (working on a small team, doing instruction tuning of open models): Go rent 8x H100."
@@ -201,8 +201,8 @@ ARTICLE_ADVICE: dict[str, str] = {
 ARTICLE_OPTION: dict[str, tuple[tuple[str, ...], tuple[int, int], tuple[str, ...]]] = {
     "small-team-instruction-tuning": (("h100-sxm",), (8, 8), ("rent-on-demand", "rent-spot")),
     "funded-startup-30b-domain": (("h200-sxm",), (16, 32), ("buy-new",)),
-    "enterprise-frontier-pretraining": (("gb300-nvl72", "b300-hgx"), (1, 16384), ("buy-new",)),
-    "modest-budget-token-efficient": (("mi350x",), (1, 16384), ("buy-new",)),
+    "enterprise-frontier-pretraining": (("gb300-nvl72", "b300-hgx"), (1, MAX_GPUS), ("buy-new",)),
+    "modest-budget-token-efficient": (("mi350x",), (1, MAX_GPUS), ("buy-new",)),
     "series-a-healthcare-17b-lora": (("rtx-pro-6000-server",), (4, 4), ("buy-new",)),
     "article-70b-5t-48-days": (("h200-sxm",), (128, 128), ("rent-spot",)),
     "band-under-7b": (
@@ -212,7 +212,7 @@ ARTICLE_OPTION: dict[str, tuple[tuple[str, ...], tuple[int, int], tuple[str, ...
     ),
     "band-7b-to-70b": (("h200-sxm", "mi350x"), (32, 64), ("buy-new",)),
     "band-70b-to-400b": (("h200-sxm", "b200-hgx"), (64, 128), ("buy-new",)),
-    "band-400b-plus": (("gb300-nvl72", "b300-hgx"), (1, 16384), ("buy-new",)),
+    "band-400b-plus": (("gb300-nvl72", "b300-hgx"), (1, MAX_GPUS), ("buy-new",)),
 }
 
 

@@ -137,10 +137,11 @@ class Recommendation:
 
         :func:`recommend` calls this unless ``sensitivity=False``. The app calls it in two steps
         after it has shown the conclusion: the tornado (needed by the charts), then the Monte Carlo
-        (text only).
+        (text only). ``catalog`` defaults to the one the recommendation was computed from (its
+        overrides included).
         """
         if self.top is not None:
-            cat = catalog or load_catalog()
+            cat = catalog or self.catalog or load_catalog()
             if tornado:
                 self.sensitivity = sensitivity_analysis.tornado(self, cat)
             if samples:

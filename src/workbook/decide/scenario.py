@@ -42,6 +42,9 @@ class ScenarioError(ValueError):
 
 #: Allowed :attr:`Scenario.time_factor` (a pilot run's measured / predicted time) [x].
 TIME_FACTOR_RANGE = (0.25, 10.0)
+#: The largest cluster the sweep considers [GPUs]: 2,048 eight-GPU nodes, the size of the largest
+#: published run in data/published_runs.csv (Llama 3.1 405B on 16,384 H100 at its largest stage).
+MAX_GPUS = 16384
 
 
 class Scenario(BaseModel):
@@ -143,7 +146,9 @@ class Scenario(BaseModel):
     fabric: Optional[str] = Field(
         None, description="Scale-out network id (data/fabrics.csv); default InfiniBand NDR."
     )
-    max_gpus: int = Field(16384, ge=1, le=16384, description="Largest cluster to consider [GPUs].")
+    max_gpus: int = Field(
+        MAX_GPUS, ge=1, le=MAX_GPUS, description="Largest cluster to consider [GPUs]."
+    )
 
     def __init__(self, **data):
         try:

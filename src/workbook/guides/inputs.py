@@ -17,9 +17,6 @@ from ..units import GIGA
 #: Training tokens passed where a table's figure does not depend on them (memory per GPU, the
 #: steady-state step time) [tokens]: any positive count serves.
 PROBE_TOKENS = 1.0 * GIGA
-#: Largest cluster the guides try or price [GPUs]: the limit of ``Scenario.max_gpus``
-#: (:class:`workbook.decide.Scenario`).
-MAX_CLUSTER_GPUS = 16384
 
 
 def accelerator_ids(cat: Catalog, accelerators, name: str = "accelerators") -> list[str]:

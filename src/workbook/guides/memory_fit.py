@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..catalog import Catalog, resolve_catalog
 from ..checks import check_choice, check_number
-from ..decide import gpu_counts
+from ..decide import MAX_GPUS, gpu_counts
 from ..model import (
     FROZEN_BASE_BYTES,
     METHODS,
@@ -21,10 +21,11 @@ from ..model import (
     activation_memory_gb,
     assumption_values,
     estimate_frame,
+    model_state_terms_gb,
 )
 from ..text import layout_label
 from ..units import GB
-from .inputs import MAX_CLUSTER_GPUS, PROBE_TOKENS, accelerator_ids
+from .inputs import PROBE_TOKENS, accelerator_ids
 
 __all__ = ["memory_fit_table"]
 
@@ -81,7 +82,7 @@ def memory_fit_table(
     check_number("n_params", n_params, positive=True)
     check_choice("method", method, METHODS)
     check_number("seq_len", seq_len, minimum=1, integer=True)
-    check_number("max_gpus", max_gpus, minimum=1, maximum=MAX_CLUSTER_GPUS, integer=True)
+    check_number("max_gpus", max_gpus, minimum=1, maximum=MAX_GPUS, integer=True)
     ids = accelerator_ids(cat, accelerators)
     est = _estimates(cat, ids, float(n_params), method, int(seq_len), int(max_gpus))
     a = assumption_values(cat)
@@ -154,19 +155,14 @@ def _fit_row(
 def _ledger(
     n_params: float, r: pd.Series, method: str, lora_fraction: float, seq_len: int
 ) -> dict[str, float]:
-    """The per-GPU memory terms [GB] of one estimate row ``r`` (its layout and shape).
-
-    The split of the model states by ZeRO stage repeats :func:`workbook.model.model_state_memory_gb`
-    term by term, because that function returns only the sum (an integration need: a per-term
-    function in :mod:`workbook.model.memory`).
-    """
+    """The per-GPU memory terms [GB] of one estimate row ``r`` (its layout and shape): full training
+    takes the model states term by term from :func:`workbook.model.model_state_terms_gb` (the one
+    ZeRO split); adapters keep the frozen base sharded over every GPU used plus the adapters' own
+    mixed-precision Adam states."""
     tp, pp, dp, zero = float(r["tp"]), float(r["pp"]), float(r["dp"]), int(r["zero_stage"])
-    mp = tp * pp
     if method == "full":
-        b = STATE_BYTES["adam-mixed"]
-        weights = n_params * b["weights"] / mp / (dp if zero >= 3 else 1.0)
-        grads = n_params * b["grads"] / mp / (dp if zero >= 2 else 1.0)
-        optimizer = n_params * b["optimizer"] / mp / (dp if zero >= 1 else 1.0)
+        gb = model_state_terms_gb(n_params, zero_stage=zero, dp=dp, tp=tp, pp=pp)
+        weights, grads, optimizer = (float(gb[k]) * GB for k in ("weights", "grads", "optimizer"))
     else:  # frozen base sharded over every GPU used, adapters with full mixed-precision Adam states
         adapter = STATE_BYTES["adam-mixed"]
         weights = (

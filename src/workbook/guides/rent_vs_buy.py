@@ -18,9 +18,9 @@ import pandas as pd
 
 from ..catalog import Catalog, resolve_catalog
 from ..checks import check_choice, check_number
-from ..decide import Scenario, breakeven_for, cost_per_year_curve, gpu_counts, recommend
+from ..decide import MAX_GPUS, Scenario, breakeven_for, cost_per_year_curve, gpu_counts, recommend
 from ..units import DAYS_PER_YEAR, HOURS_PER_DAY
-from .inputs import MAX_CLUSTER_GPUS, accelerator_id, sizes
+from .inputs import accelerator_id, sizes
 
 __all__ = [
     "ARTICLE_RENT_VS_BUY",
@@ -96,7 +96,7 @@ def _rent_vs_buy_options(accelerator, n_gpus, n_params, n_tokens, runs_per_year,
     check_choice("cooling", cooling, ("air", "liquid"))
     spec = cat.accelerator(acc)
     cluster_sizes = gpu_counts(
-        int(spec["gpus_per_node"]), int(spec["scale_up_domain_gpus"]), MAX_CLUSTER_GPUS
+        int(spec["gpus_per_node"]), int(spec["scale_up_domain_gpus"]), MAX_GPUS
     )
     if int(n_gpus) not in cluster_sizes:
         raise ValueError(

@@ -18,14 +18,13 @@ import pandas as pd
 from ..catalog import Catalog, resolve_catalog
 from ..checks import check_choice, check_number, need_columns
 from ..decide import TIME_FACTOR_RANGE
-from ..model import PRECISIONS, estimate_frame, flops_per_token
+from ..model import PRECISIONS, STEP_COLUMNS, estimate_frame, flops_per_token
 from ..text import layout_labels, params_label
 from ..units import TERA
 from .inputs import PROBE_TOKENS, accelerator_id, accelerator_ids, sizes
 
 __all__ = [
     "NETWORK_CLUSTERS",
-    "STEP_COLUMNS",
     "bandwidth_vs_flops",
     "network_comparison",
     "network_verdict",
@@ -33,18 +32,6 @@ __all__ = [
     "speed_table",
 ]
 
-#: Step-time components of :func:`workbook.model.estimate_frame` [s per optimizer step]. They add
-#: up to ``step_s``: ``derate_s`` is the time lost to the named derates (software maturity,
-#: throttling, input pipeline, MoE, QLoRA), see :func:`workbook.model.step_time.step_time`.
-STEP_COLUMNS = (
-    "matmul_s",
-    "memory_s",
-    "optimizer_s",
-    "dp_exposed_s",
-    "tp_exposed_s",
-    "bubble_s",
-    "derate_s",
-)
 
 #: The article's scale-out comparison ("2. Scale-Out Fabric Is The Real Decider"): "A B200 in a
 #: 2-node cluster with 200GbE networking is slower than an A100 in an 8-node cluster with

@@ -32,6 +32,7 @@ from .memory import (
 )
 from .power import cluster_power, node_power_kw
 from .serving import inference_frame
+from .step_time import STEP_COLUMNS
 
 __all__ = [
     "ATTENTION_CONVENTIONS",
@@ -42,6 +43,7 @@ __all__ = [
     "METHOD_FLOPS_PER_PARAM",
     "PRECISIONS",
     "STATE_BYTES",
+    "STEP_COLUMNS",
     "TrainingEstimate",
     "activation_memory_gb",
     "adapter_state_memory_gb",

@@ -269,6 +269,20 @@ def _tp_comm_s(work: Workload, layout: Layout, local_bw, local_group, fabric_bw)
     )
 
 
+#: The components of :func:`step_time` that add up to ``step_s`` [s per optimizer step], in stacking
+#: order: ``derate_s`` is the time lost to the named derates (software maturity, throttling, input
+#: pipeline, MoE, QLoRA). ``dp_comm_s`` (data-parallel traffic before overlap) is not one of them.
+STEP_COLUMNS = (
+    "matmul_s",
+    "memory_s",
+    "optimizer_s",
+    "dp_exposed_s",
+    "tp_exposed_s",
+    "bubble_s",
+    "derate_s",
+)
+
+
 def step_time(
     work: Workload, hw: Hardware, eff: Efficiencies, layout: Layout
 ) -> dict[str, np.ndarray]:

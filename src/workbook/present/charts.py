@@ -1,75 +1,69 @@
-"""Altair charts of a recommendation: pure functions from data to ``alt.Chart``.
+"""Charts of a recommendation (pure functions from data to ``alt.Chart``) and the one SVG export.
 
-The same charts serve the Voila app (wrapped once each in ``alt.JupyterChart`` after
-``alt.JupyterChart.enable_offline()``, then updated by assigning ``.chart``) and the papermill memo
-(static SVG through vl-convert), see ../shared/reference/jupyter_stack.md. ``chart_data`` returns
-the numbers behind each chart so tests and nbval can check them without a browser.
+The charts only shape data the decision computed: the rent-vs-buy curve is
+:func:`workbook.decide.cost_per_year_curve`, the pick is found with
+:func:`workbook.decide.option_position`, the rack limit is :func:`workbook.decide.site_defaults`
+of the recommendation's catalog, the options are named by :func:`workbook.text.option_labels`.
+
+The same charts serve the Voila app (stacked in one ``alt.JupyterChart`` after
+``alt.JupyterChart.enable_offline()``, then updated by assigning its spec) and the papermill memo
+and the guided notebooks (static SVG through vl-convert, :func:`to_svg`), see
+../shared/reference/jupyter_stack.md. :data:`CHART_DATA` gives the numbers behind each chart so
+tests and nbval can check them without a browser.
 """
 
 from __future__ import annotations
 
+import io
 import math
 
 import altair as alt
 import numpy as np
 import pandas as pd
 
-from ..decide import Recommendation, evaluate_arrays, site_defaults
-from ..units import HOURS_PER_YEAR
+from ..decide import Recommendation, cost_per_year_curve, option_position, site_defaults
+from ..text import option_labels
+from ..units import HOURS_PER_DAY, HOURS_PER_YEAR
 
+#: Size of one chart's plotting area [px] (four of them stack in the app's right-hand column).
 WIDTH, HEIGHT = 520, 260
-
-
-def _short(r: pd.Series) -> str:
-    return f"{r['acquisition']} {int(r['n_gpus'])} x {r['accelerator']}"
+FRONTIER_COLUMNS = [
+    "option",
+    "time_to_result_days",
+    "cost_per_run_usd",
+    "accelerator",
+    "acquisition",
+    "feasible",
+    "pick",
+]
 
 
 def frontier_data(rec: Recommendation) -> pd.DataFrame:
-    """Time-vs-cost Pareto frontier (options that pass every static constraint), pick flagged."""
+    """Time-vs-cost Pareto frontier (options that pass every static constraint), pick flagged.
+
+    The pick is added from ``rec.options`` when it is not on the frontier (it can be dominated by
+    an option that fails a moving constraint such as the budget)."""
     p = rec.pareto.copy()
     if p.empty:
-        return pd.DataFrame(
-            columns=[
-                "option",
-                "time_to_result_days",
-                "cost_per_run_usd",
-                "accelerator",
-                "acquisition",
-                "feasible",
-                "pick",
-            ]
-        )
-    p["option"] = p.apply(_short, axis=1)
+        return pd.DataFrame(columns=FRONTIER_COLUMNS)
+    p["option"] = option_labels(p)
     p["pick"] = False
-    if rec.top is not None:
-        p["pick"] = (
-            (p["accelerator"] == rec.top.accelerator)
-            & (p["n_gpus"] == rec.top.n_gpus)
-            & (p["acquisition"] == rec.top.acquisition)
-        )
-        if not p["pick"].any():
-            top = rec.options[
-                (rec.options["accelerator"] == rec.top.accelerator)
-                & (rec.options["n_gpus"] == rec.top.n_gpus)
-                & (rec.options["acquisition"] == rec.top.acquisition)
-            ].copy()
-            top["option"] = top.apply(_short, axis=1)
-            top["pick"] = True
-            p = pd.concat([p, top])
-    return p[
-        [
-            "option",
-            "time_to_result_days",
-            "cost_per_run_usd",
-            "accelerator",
-            "acquisition",
-            "feasible",
-            "pick",
-        ]
-    ]
+    top = rec.top
+    if top is not None:
+        pos = option_position(p, top.accelerator, top.n_gpus, top.acquisition)
+        if pos is not None:
+            p.iloc[pos, p.columns.get_loc("pick")] = True
+        else:
+            at = option_position(rec.options, top.accelerator, top.n_gpus, top.acquisition)
+            row = rec.options.iloc[[at]].copy()
+            row["option"] = option_labels(row)
+            row["pick"] = True
+            p = pd.concat([p, row])
+    return p[FRONTIER_COLUMNS]
 
 
 def frontier_chart(rec: Recommendation) -> alt.Chart:
+    """Days to a finished run against cost per run (log-log), the pick and the deadline marked."""
     d = frontier_data(rec)
     base = alt.Chart(d).encode(
         x=alt.X(
@@ -102,7 +96,9 @@ def frontier_chart(rec: Recommendation) -> alt.Chart:
 
 
 def rent_vs_buy_data(rec: Recommendation, max_runs: float | None = None) -> pd.DataFrame:
-    """Cost per year against runs per year for the pick's accelerator and GPU count, by mode."""
+    """Cost per year [USD] against runs per year for the pick's accelerator and GPU count, one line
+    per acquisition mode (:func:`workbook.decide.cost_per_year_curve`), from 0.25 runs a year to
+    ``max_runs`` (default: past the break-even and the scenario's runs) or as many as fit a year."""
     if rec.top is None:
         return pd.DataFrame(columns=["runs_per_year", "acquisition", "cost_per_year_usd"])
     o = rec.options
@@ -110,30 +106,25 @@ def rent_vs_buy_data(rec: Recommendation, max_runs: float | None = None) -> pd.D
         (o["accelerator"] == rec.top.accelerator)
         & (o["n_gpus"] == rec.top.n_gpus)
         & np.isfinite(o["price"])
-    ].copy()
+    ]
     s = rec.scenario
     be = rec.breakeven_runs_per_year
     hi = max_runs or max(4.0, 2.5 * s.runs_per_year, 1.5 * be if math.isfinite(be) else 0.0)
-    max_fit = HOURS_PER_YEAR / max(1e-9, float(same["wall_days"].min()) * 24.0)
+    max_fit = HOURS_PER_YEAR / max(1e-9, float(same["wall_days"].min()) * HOURS_PER_DAY)
     runs = np.unique(np.clip(np.linspace(0.25, min(hi, max_fit), 40), 0.25, None))
-    ev = evaluate_arrays(
-        s, same, runs_factor=(runs / s.runs_per_year)[:, None]
-    )  # one call, (runs, modes)
-    cost = np.broadcast_to(ev["cost_per_year_usd"], (len(runs), len(same)))
-    modes = same["acquisition"].to_numpy(object)
-    return pd.DataFrame(
-        {
-            "runs_per_year": np.repeat(runs, len(modes)),
-            "acquisition": np.tile(modes, len(runs)),
-            "cost_per_year_usd": cost.ravel(),
-        }
-    )
+    curve = cost_per_year_curve(s, same, runs)
+    return curve[["runs_per_year", "acquisition", "cost_per_year_usd"]]
 
 
-def rent_vs_buy_chart(rec: Recommendation) -> alt.Chart:
-    d = rent_vs_buy_data(rec)
+def cost_per_year_layers(curve: pd.DataFrame, breakeven_runs_per_year: float | None) -> list:
+    """Cost per year against runs per year, one line per acquisition mode, and a dashed green rule
+    at the break-even where it falls inside the curve: the rent-vs-buy chart of the app and memo
+    (:func:`rent_vs_buy_chart`) and of notebook 03 (:mod:`workbook.present.guide_charts`).
+
+    ``curve``: columns ``runs_per_year`` [runs/yr], ``acquisition``, ``cost_per_year_usd`` [USD/yr]
+    (:func:`workbook.decide.cost_per_year_curve`)."""
     lines = (
-        alt.Chart(d)
+        alt.Chart(curve)
         .mark_line()
         .encode(
             x=alt.X("runs_per_year:Q", title="runs per year"),
@@ -146,14 +137,20 @@ def rent_vs_buy_chart(rec: Recommendation) -> alt.Chart:
             ],
         )
     )
-    marks = [lines]
-    be = rec.breakeven_runs_per_year
-    if math.isfinite(be) and len(d) and be <= d["runs_per_year"].max():
-        marks.append(
+    layers = [lines]
+    be = breakeven_runs_per_year
+    if be is not None and math.isfinite(be) and len(curve) and be <= curve["runs_per_year"].max():
+        layers.append(
             alt.Chart(pd.DataFrame({"x": [be], "label": [f"break-even {be:.1f} runs/yr"]}))
             .mark_rule(color="#2ca02c", strokeDash=[6, 3])
             .encode(x=alt.X("x:Q"), tooltip=[alt.Tooltip("label")])
         )
+    return layers
+
+
+def rent_vs_buy_chart(rec: Recommendation) -> alt.Chart:
+    """:func:`rent_vs_buy_data` as lines, with the break-even and the scenario's runs per year."""
+    marks = cost_per_year_layers(rent_vs_buy_data(rec), rec.breakeven_runs_per_year)
     marks.append(
         alt.Chart(pd.DataFrame({"x": [rec.scenario.runs_per_year]}))
         .mark_rule(color="#555")
@@ -179,12 +176,12 @@ def power_data(rec: Recommendation) -> pd.DataFrame:
 
 
 def _rack_limit(rec: Recommendation) -> float:
-    from ..catalog import load_catalog
-
-    return site_defaults(rec.scenario, load_catalog())["rack_limit_kw"]
+    """The site's rack limit [kW]: the scenario's, else data/facility.csv's for its cooling."""
+    return site_defaults(rec.scenario, rec.catalog)["rack_limit_kw"]
 
 
 def power_chart(rec: Recommendation) -> alt.Chart:
+    """:func:`power_data` as bars against the rack limit (red: does not fit)."""
     d = power_data(rec)
     bars = (
         alt.Chart(d)
@@ -220,6 +217,7 @@ def power_chart(rec: Recommendation) -> alt.Chart:
 
 
 def tornado_data(rec: Recommendation) -> pd.DataFrame:
+    """The pick's cost per run [USD] at each end of every assumption's range (two rows each)."""
     t = rec.sensitivity
     if t is None or t.empty:
         return pd.DataFrame(columns=["assumption", "end", "cost_per_run_usd", "flips"])
@@ -245,6 +243,7 @@ def tornado_data(rec: Recommendation) -> pd.DataFrame:
 
 
 def tornado_chart(rec: Recommendation) -> alt.Chart:
+    """:func:`tornado_data` as bars from the pick's cost per run, widest swing first."""
     d = tornado_data(rec)
     base_cost = rec.top.cost_per_run_usd if rec.top is not None else 0.0
     order = (
@@ -287,20 +286,32 @@ def tornado_chart(rec: Recommendation) -> alt.Chart:
     )
 
 
+#: The recommendation's charts, in the order the app and the memo show them.
 CHARTS = {
     "frontier": frontier_chart,
     "rent_vs_buy": rent_vs_buy_chart,
     "power": power_chart,
     "tornado": tornado_chart,
 }
+#: The numbers behind each chart of :data:`CHARTS` (what tests and nbval check).
+CHART_DATA = {
+    "frontier": frontier_data,
+    "rent_vs_buy": rent_vs_buy_data,
+    "power": power_data,
+    "tornado": tornado_data,
+}
 
 
 def all_charts(rec: Recommendation) -> dict[str, alt.Chart]:
+    """Every chart of :data:`CHARTS` for ``rec``, by name."""
     return {name: fn(rec) for name, fn in CHARTS.items()}
 
 
-def to_svg(chart: alt.Chart) -> str:
-    """Static SVG (vl-convert in-process; no JavaScript, no network) for reports."""
-    import vl_convert as vlc
+def to_svg(chart: alt.TopLevelMixin) -> str:
+    """A static SVG of an altair chart for the memo and the guided notebooks (vl-convert in this
+    process: no JavaScript, no network).
 
-    return vlc.vegalite_to_svg(chart.to_dict())
+    ``chart.save`` hands vl-convert the Vega-Lite version that matches altair's schema."""
+    buf = io.StringIO()
+    chart.save(buf, format="svg")
+    return buf.getvalue()

@@ -8,18 +8,16 @@ without the columns a chart needs is refused with the missing columns named.
 
 from __future__ import annotations
 
-import math
-
 import altair as alt
 import numpy as np
 import pandas as pd
 
 from ..checks import need_columns
+from ..model import STEP_COLUMNS
 from ..units import TOKENS_PER_MILLION
-from .charts import HEIGHT, WIDTH
+from .charts import HEIGHT, WIDTH, cost_per_year_layers
 
 __all__ = [
-    "STEP_COLUMNS",
     "accuracy_chart",
     "bandwidth_chart",
     "memory_ledger_chart",
@@ -28,18 +26,6 @@ __all__ = [
     "step_breakdown_chart",
 ]
 
-#: The step-time components a speed table carries [s per optimizer step], stacked in this order;
-#: the same tuple as :data:`workbook.guides.speed.STEP_COLUMNS` (a test keeps them equal; the
-#: model layer should own it, :func:`workbook.model.step_time.step_time` returns them).
-STEP_COLUMNS = (
-    "matmul_s",
-    "memory_s",
-    "optimizer_s",
-    "dp_exposed_s",
-    "tp_exposed_s",
-    "bubble_s",
-    "derate_s",
-)
 
 #: Terms of the per-GPU memory ledger of :func:`workbook.guides.memory_fit.memory_fit_table` [GB].
 _LEDGER_TERMS = ["weights_gb", "grads_gb", "optimizer_gb", "activations_gb"]
@@ -163,31 +149,7 @@ def rent_vs_buy_chart(
     is :func:`workbook.guides.rent_vs_buy.rent_vs_buy_table`'s ``breakeven_runs_per_year``.
     """
     need_columns("curve", curve, {"runs_per_year", "acquisition", "cost_per_year_usd"})
-    lines = (
-        alt.Chart(curve)
-        .mark_line()
-        .encode(
-            x=alt.X("runs_per_year:Q", title="runs per year"),
-            y=alt.Y("cost_per_year_usd:Q", title="cost per year (USD)"),
-            color=alt.Color("acquisition:N", title="acquisition"),
-            tooltip=[
-                "acquisition",
-                alt.Tooltip("runs_per_year:Q", format=".2f"),
-                alt.Tooltip("cost_per_year_usd:Q", format="$,.0f"),
-            ],
-        )
-    )
-    layers = [lines]
-    if (
-        breakeven_runs_per_year is not None
-        and math.isfinite(breakeven_runs_per_year)
-        and breakeven_runs_per_year <= curve["runs_per_year"].max()
-    ):
-        layers.append(
-            alt.Chart(pd.DataFrame({"x": [breakeven_runs_per_year]}))
-            .mark_rule(color="#2ca02c", strokeDash=[6, 3])
-            .encode(x="x:Q")
-        )
+    layers = cost_per_year_layers(curve, breakeven_runs_per_year)
     return alt.layer(*layers).properties(
         width=WIDTH,
         height=HEIGHT,

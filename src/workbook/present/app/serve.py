@@ -1,4 +1,5 @@
-"""Serve the Voila app offline on http://127.0.0.1:8866 (``make app``; ``PORT=8870 make app`` for another port).
+"""Serve the Voila app offline on http://127.0.0.1:8866 (``make app``; ``PORT=8870 make app`` for
+another port; ``python -m workbook app``).
 
 Voila's ``lab`` template links Font Awesome from a CDN (voila#539); we generate a two-file template
 ``offline`` that extends it without those lines, from the *installed* template so it follows the
@@ -14,32 +15,37 @@ from pathlib import Path
 
 from ...shipped import CHECKOUT, NOTEBOOK_DIR
 
-#: Voila reads voila.json from its launch directory: the checkout (``make app``), else the working one.
+#: Voila reads voila.json from its launch directory: the checkout (``make app``), else the working
+#: one.
 REPO = CHECKOUT or Path.cwd()
 SHARE = REPO / "build" / "share" / "jupyter"
 APP_NOTEBOOK = NOTEBOOK_DIR / "app.ipynb"
 
 
-#: Output metadata key of the app's static preview (``workbook.ui.WorkbookApp.show``).
+#: Output metadata key of the app's static preview
+#: (:meth:`workbook.present.app.page.WorkbookApp.show`).
 PREVIEW_KEY = "workbook/preview"
 
-#: Shows the app's static preview (``WorkbookApp.preview_html``, an output tagged with ``PREVIEW_KEY``)
-#: as soon as the HTML arrives: Voila keeps every output hidden until its scripts have loaded (~3 s).
-#: The live app's CSS hides the preview again once the widgets are on screen. A ``?preset=`` link to
-#: another scenario gets no preview (the kernel ran the default one ahead of the request).
+#: Shows the app's static preview (``WorkbookApp.preview_html``, an output tagged with
+#: ``PREVIEW_KEY``) as soon as the HTML arrives: Voila keeps every output hidden until its scripts
+#: have loaded (~3 s). The live app's CSS hides the preview again once the widgets are on screen.
+#: A ``?preset=`` link to another scenario gets no preview (the kernel ran the default one ahead of
+#: the request).
 PREVIEW_SCRIPT = (
     """
 {%- if output and output.metadata and output.metadata.get('"""
     + PREVIEW_KEY
     + """') -%}
-{%- set h = output.data['text/html'] -%}{%- if h is not string %}{% set h = h | join('') %}{% endif -%}
+{%- set h = output.data['text/html'] -%}
+{%- if h is not string %}{% set h = h | join('') %}{% endif -%}
 <script>
 (function () {
   var box = document.createElement('div');
   box.id = 'wb-preview';
   box.innerHTML = {{ h | tojson }};
   var shown = box.firstElementChild, asked = new URLSearchParams(location.search).get('preset');
-  if (!shown || (asked && asked !== shown.getAttribute('data-preset'))) { return; }  /* a deep link to another preset */
+  /* a deep link to another preset: no preview */
+  if (!shown || (asked && asked !== shown.getAttribute('data-preset'))) { return; }
   shown.removeAttribute('hidden');
   document.body.insertBefore(box, document.body.firstChild);
 })();
@@ -67,13 +73,15 @@ def build_offline_template(share: Path = SHARE) -> Path:
     out = share / "voila" / "templates" / "offline"
     out.mkdir(parents=True, exist_ok=True)
     lines = [ln for ln in lab.read_text().splitlines(keepends=True) if "fontawesome-free" not in ln]
-    # nbconvert's lab base imports mermaid from cdnjs when a page has diagrams: empty that block too.
+    # nbconvert's lab base imports mermaid from cdnjs when a page has diagrams: empty that block
+    # too.
     lines.append("\n{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}\n")
     text = "".join(lines)
     end = "{% endblock data_priority %}"
     if text.count(end) != 1:
         raise RuntimeError(
-            f"{lab}: expected one '{end}'; Voila's template changed, update workbook.app"
+            f"{lab}: expected one '{end}'; Voila's template changed, "
+            "update workbook.present.app.serve"
         )
     (out / "index.html.j2").write_text(text.replace(end, PREVIEW_SCRIPT + end))
     (out / "conf.json").write_text('{"base_template": "lab"}\n')
@@ -106,13 +114,15 @@ def app_port(environ=os.environ) -> int:
     raw = environ.get("PORT", "").strip() or str(DEFAULT_PORT)
     if not raw.isdigit() or not 1024 <= int(raw) <= 65535:
         raise ValueError(
-            f"PORT={raw!r} is not a port number; allowed: a whole number from 1024 to 65535, e.g. PORT=8870"
+            f"PORT={raw!r} is not a port number; allowed: a whole number from 1024 to 65535, "
+            "e.g. PORT=8870"
         )
     return int(raw)
 
 
 def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
-    """Whether something already listens on ``host:port`` (Voila would then silently move to the next port)."""
+    """Whether something already listens on ``host:port`` (Voila would then silently move to the
+    next port)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
@@ -123,8 +133,9 @@ def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
 
 
 def main() -> int:
-    """Serve the app on 127.0.0.1 at :func:`app_port`; exit 2 with a message when that port is taken or
-    ``PORT`` is malformed, instead of Voila's silent move to another port than the one announced."""
+    """Serve the app on 127.0.0.1 at :func:`app_port`; exit 2 with a message when that port is
+    taken or ``PORT`` is malformed, instead of Voila's silent move to another port than the one
+    announced."""
     try:
         port = app_port()
     except ValueError as e:
@@ -132,8 +143,8 @@ def main() -> int:
         return 2
     if port_in_use(port):
         print(
-            f"error: port {port} on 127.0.0.1 is already in use (another `make app` still running?). Stop it, "
-            f"or serve on another port: PORT={port + 4} make app",
+            f"error: port {port} on 127.0.0.1 is already in use (another `make app` still "
+            f"running?). Stop it, or serve on another port: PORT={port + 4} make app",
             file=sys.stderr,
         )
         return 2

@@ -1,0 +1,201 @@
+"""The app's inputs: which scenario fields it asks for, in which steps, and widgets <-> Scenario.
+
+:data:`FIELDS` is a declared table (data written as code): one row per input, grouped in the four
+steps a reader walks through (model and workload -> budget -> power and cooling -> team and
+software). :func:`build_form` makes the widgets, :meth:`Form.load` shows a scenario in them and
+:func:`scenario_from_values` reads one back (numbers are shown in convenient units, billions of
+parameters for instance, and stored in the scenario's own). The page's URL can name a preset
+(:func:`preset_in`, :func:`preset_from_query`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qs
+
+import ipywidgets as w
+from ipywidgets.widgets.widget_description import DescriptionStyle
+
+from ...decide import ACQUISITIONS, OBJECTIVES, WORKLOADS, Scenario, presets
+from ...units import GIGA
+
+#: The scenario the app opens with (when no ``?preset=`` link names another).
+DEFAULT_PRESET = "funded-startup-30b-domain"
+#: Widths of an input's label and of the whole input (the longest label fits untruncated), and of
+#: the inputs' column.
+LABEL_WIDTH, INPUT_WIDTH, COLUMN_WIDTH = "235px", "445px", "470px"
+
+#: (field, label, widget kind, extra) per step. ``extra`` is the choices of a ``choice`` /
+#: ``toggle`` / ``multi`` input, or the scale of a number (shown value x scale = the scenario's).
+FIELDS: dict[str, list[tuple[str, str, str, Any]]] = {
+    "model": [
+        ("workload", "Workload", "choice", WORKLOADS),
+        ("n_params", "Parameters (billions)", "float", GIGA),
+        ("n_active_params", "MoE active (B; 0 = dense)", "float", GIGA),
+        ("n_tokens", "Tokens (B; 0 = 20 x params)", "float", GIGA),
+        ("seq_len", "Sequence length (tokens)", "int", 1),
+        ("precision", "Precision", "choice", ("bf16", "fp8")),
+    ],
+    "budget": [
+        ("budget_usd", "Budget, first year (USD)", "float", 1),
+        ("deadline_days", "Deadline (days, incl. lead time)", "float", 1),
+        ("runs_per_year", "Runs per year", "float", 1),
+        ("objective", "Objective", "choice", OBJECTIVES),
+        ("acquisition_modes", "Ways to get GPUs", "multi", ACQUISITIONS),
+        ("used_hardware_allowed", "Used hardware allowed", "bool", None),
+    ],
+    "power": [
+        ("site_power_kw", "Site power for the cluster (kW)", "float", 1),
+        ("rack_limit_kw", "Rack limit (kW; 0 = default)", "float", 1),
+        ("cooling", "Cooling", "toggle", ("air", "liquid")),
+        ("allow_liquid_retrofit", "Allow a liquid-cooling retrofit", "bool", None),
+        ("electricity_usd_per_kwh", "Electricity ($/kWh; 0 = default)", "float", 1),
+    ],
+    "team": [
+        ("team_size", "ML team size (people)", "int", 1),
+        ("platform_engineers", "Platform engineers", "int", 1),
+        ("rocm_experience", "Team has shipped on ROCm", "bool", None),
+        ("time_factor", "Your stack's time vs the engine (x)", "float", 1),
+    ],
+}
+STEP_TITLES = {
+    "model": "1. Model and workload",
+    "budget": "2. Budget and time",
+    "power": "3. Power and cooling",
+    "team": "4. Team and software",
+}
+#: Optional number fields: 0 in the input means "not set" (None in the scenario: its default).
+OPTIONAL_ZERO = {"n_active_params", "n_tokens", "rack_limit_kw", "electricity_usd_per_kwh"}
+
+
+def _rows():
+    """Every (field, label, kind, extra) of :data:`FIELDS`, step by step."""
+    return [row for step in FIELDS.values() for row in step]
+
+
+def input_widget(
+    label: str, kind: str, extra: Any, style: DescriptionStyle, layout: w.Layout
+) -> w.ValueWidget:
+    """The widget for one row of :data:`FIELDS` (numbers update on Enter or leaving the box)."""
+    if kind == "choice":
+        return w.Dropdown(options=list(extra), description=label, style=style, layout=layout)
+    if kind == "toggle":
+        return w.ToggleButtons(
+            options=list(extra), description=label, style={"description_width": LABEL_WIDTH}
+        )
+    if kind == "multi":
+        return w.SelectMultiple(
+            options=list(extra), description=label, rows=5, style=style, layout=layout
+        )
+    if kind == "bool":
+        return w.Checkbox(description=label, indent=False, layout=layout)
+    if kind == "int":
+        return w.IntText(description=label, style=style, layout=layout, continuous_update=False)
+    return w.FloatText(description=label, style=style, layout=layout, continuous_update=False)
+
+
+def widget_values(s: Scenario) -> dict[str, Any]:
+    """The value each input shows for scenario ``s`` (numbers divided by their scale, 0 for an
+    unset optional number, a tuple for a multiple choice)."""
+    values = {}
+    for field, _, kind, scale in _rows():
+        v = getattr(s, field)
+        if kind == "multi":
+            v = tuple(v)
+        elif kind in ("float", "int") and field in OPTIONAL_ZERO and v is None:
+            v = 0
+        elif kind == "float":
+            v = float(v) / scale
+        elif kind == "int":
+            v = int(v)
+        values[field] = v
+    return values
+
+
+def scenario_from_values(base: Scenario, values: dict[str, Any], preset: str) -> Scenario:
+    """The scenario the inputs describe: ``base`` with every field of :data:`FIELDS` from
+    ``values``, named ``preset`` while it equals that preset, else ``custom``. Raises
+    :class:`~workbook.decide.ScenarioError` on bad values."""
+    data = base.model_dump()
+    for field, _, kind, scale in _rows():
+        v = values[field]
+        if kind == "multi":
+            v = list(v)
+        elif kind == "float":
+            v = None if (field in OPTIONAL_ZERO and v == 0) else v * scale
+        elif kind == "int" and field in OPTIONAL_ZERO and v == 0:
+            v = None
+        data[field] = v
+    data["name"] = preset if _matches_preset(data, preset) else "custom"
+    return Scenario(**data)
+
+
+def _matches_preset(data: dict, preset: str) -> bool:
+    p = presets.get(preset)
+    return p is not None and p.model_dump() == {**data, "name": p.name}
+
+
+@dataclass
+class Form:
+    """The input widgets, one error line under each, and the four steps laid out.
+
+    Attributes
+    ----------
+    inputs
+        Field name -> its input widget.
+    errors
+        Field name -> the HTML line under it that shows what is wrong with its value.
+    steps
+        One box per step of :data:`FIELDS`: its title, then each input and its error line.
+    """
+
+    inputs: dict[str, w.ValueWidget]
+    errors: dict[str, w.HTML]
+    steps: list[w.VBox]
+
+    def load(self, s: Scenario) -> None:
+        """Show scenario ``s`` in the inputs (their observers fire: silence them around this)."""
+        for field, value in widget_values(s).items():
+            self.inputs[field].value = value
+
+    def values(self) -> dict[str, Any]:
+        """What every input holds now."""
+        return {field: wd.value for field, wd in self.inputs.items()}
+
+
+def build_form(
+    on_change: Callable[[dict], None], html: Callable[..., w.HTML], layout: w.Layout
+) -> Form:
+    """The inputs of :data:`FIELDS`, each observed by ``on_change``.
+
+    ``html(value, layout=...)`` makes the step titles and error lines (the app's shared HTML
+    style); ``layout`` is the one layout every input and error line shares (fewer widget models
+    make a faster first view)."""
+    style = DescriptionStyle(description_width=LABEL_WIDTH)
+    inputs, errors, steps = {}, {}, []
+    for step, fields in FIELDS.items():
+        rows = []
+        for field, label, kind, extra in fields:
+            wd = input_widget(label, kind, extra, style, layout)
+            wd.observe(on_change, names="value")
+            err = html("", layout=layout)
+            err.add_class("wb-error")
+            inputs[field], errors[field] = wd, err
+            rows += [wd, err]
+        steps.append(w.VBox([html(f"<b>{STEP_TITLES[step]}</b>"), *rows]))
+    return Form(inputs, errors, steps)
+
+
+def preset_in(query: str) -> str | None:
+    """The ``preset`` of a URL query such as ``?preset=band-400b-plus``, or None."""
+    return (parse_qs(query.lstrip("?")).get("preset") or [None])[0]
+
+
+def preset_from_query(default: str = DEFAULT_PRESET) -> str:
+    """``?preset=name`` deep links when the kernel starts with the request (Voila then passes the
+    URL's query in QUERY_STRING): the named preset if it exists, else ``default``."""
+    name = preset_in(os.environ.get("QUERY_STRING", ""))
+    return name if name in presets else default

@@ -1,0 +1,168 @@
+"""Numbers and tables for people: the one HTML-table implementation of the memo and the app.
+
+:func:`html_table` turns a frame into a plain, escaped HTML table: numbers right-aligned
+(``class="num"``) with thousands separators, dollar amounts as ``$1,234``, shares as percentages,
+columns titled for a reader (:data:`TITLES`). The memo (:mod:`workbook.present.memo`) prints it as
+is; the app (:mod:`workbook.present.app.page`) wraps it in its ``wb-table`` div.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import math
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import pandas as pd
+
+
+def escape(x: Any) -> str:
+    """``str(x)`` escaped for HTML text and attribute values."""
+    return html.escape(str(x), quote=True)
+
+
+def number(x: Any, digits: int = 0) -> str:
+    """A number with thousands separators and ``digits`` decimals; ``n/a`` for NaN, ``∞`` for
+    infinity, escaped text for anything that is not a number."""
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return escape(x)
+    if math.isnan(v):
+        return "n/a"
+    if math.isinf(v):
+        return "∞"
+    return f"{v:,.{digits}f}"
+
+
+def usd(x: Any) -> str:
+    """A dollar amount in whole dollars: ``$1,234``, ``-$5``; ``n/a``, ``∞`` or text as
+    :func:`number` gives them."""
+    s = number(x, 0)
+    if not s[:1].isdigit() and not s.startswith("-"):
+        return s  # n/a, infinity or text
+    return f"-${s[1:]}" if s.startswith("-") else f"${s}"
+
+
+def links(sources: Any) -> str:
+    """``"url | url (note) | text"`` -> HTML: links for URLs, escaped text otherwise."""
+    if (
+        sources is None
+        or (isinstance(sources, float) and math.isnan(sources))
+        or str(sources) == ""
+    ):
+        return ""
+    parts = []
+    for part in str(sources).split(" | "):
+        p = part.strip()
+        url = p.split(" ", 1)[0]
+        if url.startswith(("https://", "http://")):
+            rest = p[len(url) :].strip()
+            parts.append(
+                f'<a href="{escape(url)}">{escape(url)}</a>' + (f" {escape(rest)}" if rest else "")
+            )
+        else:
+            parts.append(escape(p))
+    return "<br>".join(parts)
+
+
+def download_link(data: bytes, name: str, mime: str, text: str) -> str:
+    """An ``<a download>`` link that holds ``data`` itself (works offline; fine up to a few MB)."""
+    payload = base64.b64encode(data).decode()
+    return f"<a download='{name}' href='data:{mime};base64,{payload}'>{text}</a>"
+
+
+#: How a column is formatted: a function value -> HTML. Columns not listed: numbers with
+#: thousands separators (4 significant digits below 100), text escaped.
+FORMATS: dict[str, Callable[[Any], str]] = {
+    "n_gpus": lambda v: number(v, 0),
+    "racks": lambda v: number(v, 0),
+    "nodes": lambda v: number(v, 0),
+    "wall_days": lambda v: number(v, 1),
+    "time_to_result_days": lambda v: number(v, 1),
+    "lead_time_days": lambda v: number(v, 0),
+    "facility_kw": lambda v: number(v, 0),
+    "cost_per_run_usd": usd,
+    "cost_per_year_usd": usd,
+    "first_year_cost_usd": usd,
+    "capex_usd": usd,
+    "cost_per_run_at_low": usd,
+    "cost_per_run_at_high": usd,
+    "swing_usd": usd,
+    "share": lambda v: f"{float(v):.0%}",
+    "mfu": lambda v: f"{float(v):.0%}",
+}
+
+#: Column titles for a reader (the frame's names are kept where they read well).
+TITLES = {
+    "accelerator": "accelerator",
+    "n_gpus": "GPUs",
+    "acquisition": "acquisition",
+    "wall_days": "run [days]",
+    "time_to_result_days": "decision to result [days]",
+    "cost_per_run_usd": "cost per run",
+    "cost_per_year_usd": "cost per year",
+    "first_year_cost_usd": "first-year cost",
+    "facility_kw": "facility [kW]",
+    "failed": "why not feasible",
+    "cost_per_run_at_low": "cost per run at low",
+    "cost_per_run_at_high": "cost per run at high",
+    "swing_usd": "swing",
+    "flips": "changes the pick",
+}
+
+
+def cell(col: str, v: Any, raw: bool = False) -> str:
+    """One ``<td>`` of column ``col``: formatted by :data:`FORMATS`, a number, or escaped text
+    (``yes`` / ``no`` for booleans, lists joined by ``; ``); ``raw`` inserts ``v`` as HTML."""
+    if raw:
+        return f"<td>{'' if v is None else v}</td>"
+    if isinstance(v, (list, tuple)):
+        v = "; ".join(map(str, v))
+    if v is None or (isinstance(v, float) and math.isnan(v) and col not in FORMATS):
+        return "<td></td>"
+    if col in FORMATS:
+        try:
+            return f'<td class="num">{FORMATS[col](v)}</td>'
+        except (TypeError, ValueError):
+            return f"<td>{escape(v)}</td>"
+    if isinstance(v, (bool, str)) or not isinstance(v, (int, float)):
+        return f"<td>{escape('yes' if v is True else 'no' if v is False else v)}</td>"
+    v = float(v)
+    return f'<td class="num">{number(v, 0) if abs(v) >= 100 else escape(f"{v:.4g}")}</td>'
+
+
+def _is_number_column(df: pd.DataFrame, col: str) -> bool:
+    dtype = df[col]
+    return col in FORMATS or (
+        pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+    )
+
+
+def html_table(df: pd.DataFrame, raw: Iterable[str] = ()) -> str:
+    """A plain HTML table of ``df`` (escaped, numbers right-aligned, no index); the columns in
+    ``raw`` hold HTML and are inserted as is."""
+    raw = set(raw)
+    head = "".join(
+        f'<th class="num">{escape(TITLES.get(c, c))}</th>'
+        if c not in raw and _is_number_column(df, c)
+        else f"<th>{escape(TITLES.get(c, c))}</th>"
+        for c in df.columns
+    )
+    rows = [
+        "<tr>" + "".join(cell(c, v, c in raw) for c, v in zip(df.columns, r)) + "</tr>"
+        for r in df.itertuples(index=False, name=None)
+    ]
+    return (
+        f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n"
+        + "\n".join(rows)
+        + "\n</tbody>\n</table>"
+    )
+
+
+def pick_columns(df: pd.DataFrame, wanted: Iterable[str]) -> pd.DataFrame:
+    """The columns of ``wanted`` that ``df`` has, in that order (all of ``df`` if none), with a
+    fresh 0..n-1 index."""
+    cols = [c for c in wanted if c in df.columns]
+    return (df[cols] if cols else df).reset_index(drop=True)

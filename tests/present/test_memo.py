@@ -1,0 +1,91 @@
+"""The memo's content without a kernel (workbook.present.memo): the sections in order, everything
+escaped, the charts as inline SVG. tests/e2e/test_report.py renders real memos through papermill."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pandas as pd
+import pytest
+
+from workbook.decide import Scenario, recommend
+from workbook.present import memo as rp
+
+SCENARIO = Scenario(n_params=7e9, deadline_days=30, budget_usd=1e6, site_power_kw=100)
+
+
+@pytest.fixture(scope="module")
+def base_rec():
+    return recommend(SCENARIO, sensitivity=False)
+
+
+def _stub_rec(base_rec, sentence: str):
+    """A real recommendation with a pick whose sentence and figures the test chooses."""
+    top = dataclasses.replace(
+        base_rec.top,
+        accelerator="h100-sxm",
+        n_gpus=64,
+        acquisition="buy-new",
+        wall_days=12.34,
+        cost_per_run_usd=123456.7,
+        cost_per_year_usd=1e6,
+        facility_kw=95.5,
+        racks=3,
+        sentence=sentence,
+    )
+    return dataclasses.replace(
+        base_rec,
+        top=top,
+        reasons=["cheapest <b>within</b> the deadline"],
+        pareto=pd.DataFrame(),
+        sensitivity=pd.DataFrame(),
+    )
+
+
+def test_memo_escapes_and_orders_sections(monkeypatch, base_rec):
+    monkeypatch.setattr(rp, "chart_specs", lambda rec: [])  # charts need a real Recommendation
+    m = rp.memo(SCENARIO, rec=_stub_rec(base_rec, "Buy 64 x H100 <script>alert(1)</script>."))
+    assert m.recommendation.startswith("Buy 64 x H100")
+    assert "<script>" not in m.html and "&lt;script&gt;" in m.html
+    assert "&lt;b&gt;within&lt;/b&gt;" in m.html
+    assert "$123,457" in m.html and "12.3" in m.html
+    assert m.html.index('id="recommendation"') < m.html.index('id="assumptions"')
+    assert m._repr_html_() == m.html
+
+
+def test_charts_are_inline_svg(monkeypatch, base_rec):
+    """A chart of ``chart_specs`` becomes static SVG in the memo."""
+    import altair as alt
+
+    chart = (
+        alt.Chart(pd.DataFrame({"days": [1, 2], "usd": [3, 4]}))
+        .mark_point()
+        .encode(x="days", y="usd")
+    )
+    monkeypatch.setattr(rp, "chart_specs", lambda rec: [("Cost against time", chart)])
+    m = rp.memo(SCENARIO, rec=_stub_rec(base_rec, "Buy."))
+    assert '<section id="charts">' in m.html and "<svg" in m.html and "Cost against time" in m.html
+    assert "<script" not in m.html
+
+
+def test_memo_of_a_preset_name_and_of_yaml_text(base_rec):
+    """The report notebook passes either ``scenario_yaml`` or only a ``preset``."""
+    m = rp.memo("", preset="band-under-7b", rec=base_rec)
+    assert "Recommendation: band-under-7b" in m.html
+    m = rp.memo(SCENARIO.to_yaml(), rec=base_rec)
+    assert m.scenario == SCENARIO and m.recommendation == base_rec.headline
+
+
+def test_memo_without_scenario_or_preset_names_the_parameter():
+    with pytest.raises(ValueError, match="scenario_yaml"):
+        rp.memo("")
+
+
+def test_memo_says_how_far_to_trust_the_pick(base_rec):
+    m = rp.memo(SCENARIO, rec=base_rec)
+    assert '<section id="trust">' in m.html and "For the predicted " in base_rec.trust
+
+
+def test_runners_up_come_from_the_recommendation(base_rec):
+    ru = rp.runners_up(base_rec)
+    assert list(ru["summary"]) == [o.sentence for o in base_rec.runners_up]
