@@ -18,7 +18,8 @@ app: $(STAMP)
 	$(BIN)/python -m workbook app
 
 test: $(STAMP)
-	$(BIN)/ruff check src tests tools
+	$(BIN)/ruff check src tests tools notebooks
+	$(BIN)/ruff format --check src tests tools
 	$(BIN)/python -m pytest
 
 validate: $(STAMP)
