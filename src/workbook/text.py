@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
-from .units import GIGA, MEGA, TERA
+from .units import GIGA, HOURS_PER_DAY, MEGA, TERA
 
 #: How a sentence says an acquisition mode.
 MODE_PHRASE = {
@@ -27,6 +27,15 @@ def days_text(x: float, unit: bool = True) -> str:
     not ``unit``)."""
     v = f"{x:,.1f}" if x < 10 else f"{x:,.0f}"
     return f"{v} day{'' if v == '1.0' else 's'}" if unit else v
+
+
+def duration_text(days: float) -> str:
+    """A run's length for a sentence: hours under a day (``4.2 hours``), else :func:`days_text`."""
+    if days < 1:
+        hours = days * HOURS_PER_DAY
+        v = f"{hours:,.1f}" if hours < 10 else f"{hours:,.0f}"
+        return f"{v} hour{'' if v == '1.0' else 's'}"
+    return days_text(days)
 
 
 def runs_text(n: float) -> str:

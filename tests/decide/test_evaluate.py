@@ -8,6 +8,7 @@ import pytest
 
 from workbook import presets, recommend
 from workbook.decide import (
+    TieRule,
     best_index,
     breakeven_for,
     cost_per_year_curve,
@@ -52,7 +53,7 @@ def test_option_position_and_row_find_the_pick(rec):
 def test_best_index_is_the_pick(rec):
     s, o, top = rec.scenario, rec.options, rec.top
     ev = evaluate_arrays(s, o)
-    assert best_index(s, o, ev)[0] == option_position(
+    assert best_index(s, o, ev, TieRule.from_catalog(rec.catalog))[0] == option_position(
         o, top.accelerator, top.n_gpus, top.acquisition
     )
 

@@ -3,12 +3,12 @@ the slow end of published runs."""
 
 import math
 
-import pytest
 from decide_cases import BASE
 
 from workbook import Scenario, presets, recommend
 from workbook.calibrate import accuracy_table, holdout_time_range, time_range
 from workbook.decide.explain import delta_text, option_phrase
+from workbook.text import MODE_PHRASE, days_text
 
 
 def test_every_infeasible_option_names_its_failed_constraints():
@@ -32,7 +32,7 @@ def test_pick_says_whether_it_still_makes_the_deadline_at_the_slow_end_of_publis
     hold = t[t["split"] == "holdout"]
     assert rng == time_range(hold["published_gpu_hours"], hold["predicted_gpu_hours"])
     assert rng["n"] == len(hold) and rng["high"] > 1.0
-    for name, fits in (("funded-startup-30b-domain", True), ("band-7b-to-70b", False)):
+    for name, fits in (("funded-startup-30b-domain", True), ("band-70b-to-400b", False)):
         s = presets[name]
         rec = recommend(s, sensitivity=False)
         slow = rec.top.wall_days * rng["high"]
@@ -44,22 +44,22 @@ def test_pick_says_whether_it_still_makes_the_deadline_at_the_slow_end_of_publis
         assert len(line) == 1
         assert (
             f"({rng['high']:.2f}x, the 90th percentile of {rng['n']} held-out runs): "
-            f"{slow:,.0f} days, {ttr:,.0f} days"
+            f"{days_text(slow)}, {days_text(ttr)}"
         ) in line[0]
         margin = abs(s.deadline_days - ttr)
         word = (
-            f"still inside the {s.deadline_days:g}-day deadline by {margin:,.0f} days"
+            f"still inside the {s.deadline_days:g}-day deadline by {days_text(margin)}"
             if fits
-            else f"{margin:,.0f} days past the {s.deadline_days:g}-day deadline"
+            else f"{days_text(margin)} past the {s.deadline_days:g}-day deadline"
         )
         assert word + "." in line[0]
 
 
 def test_a_pick_that_misses_at_the_slow_end_names_the_cheapest_option_that_would_not():
-    """band-7b-to-70b (cheapest within 90 days): the pick needs 86 of the 90 days. Among the
-    feasible options whose run, at the slow end of the range (rng["high"] x its prediction), still
-    ends before the deadline, the cheapest is named."""
-    s = presets["band-7b-to-70b"]
+    """band-70b-to-400b (cheapest within 200 days): the pick needs 131 of the 200 days, 252 at the
+    slow end. Among the feasible options whose run, at the slow end of the range (rng["high"] x its
+    prediction), still ends before the deadline, the cheapest is named."""
+    s = presets["band-70b-to-400b"]
     rng = holdout_time_range()
     rec = recommend(s, sensitivity=False)
     o = rec.options
@@ -73,12 +73,13 @@ def test_a_pick_that_misses_at_the_slow_end_names_the_cheapest_option_that_would
         and robust["acquisition"] == rec.top.acquisition
     )
     line = next(r for r in rec.reasons if r.startswith("If the run overshoots"))
-    assert "past the 90-day deadline" in line
+    assert "past the 200-day deadline" in line
     assert (
-        f"The best-ranked option that would: rent on demand {int(robust['n_gpus'])} x "
+        f"The best-ranked option that would: {MODE_PHRASE[robust['acquisition']]} "
+        f"{int(robust['n_gpus'])} x "
         f"{robust['name']}, {robust['wall_days']:,.1f} days, "
         f"${robust['cost_per_run_usd']:,.0f} per run"
     ) in line
-    # Renting twice the GPUs for half the time costs about the same: the margin is nearly free here.
-    assert robust["n_gpus"] == 2 * rec.top.n_gpus
-    assert robust["cost_per_run_usd"] == pytest.approx(rec.top.cost_per_run_usd, rel=0.01)
+    # Here the margin is dear: the cheapest option that survives the slow end costs several times
+    # the pick, which is why the reason names it with its price difference.
+    assert robust["cost_per_run_usd"] > 2 * rec.top.cost_per_run_usd

@@ -8,6 +8,7 @@ from workbook import Scenario, presets, recommend
 from workbook.decide import gpu_counts, option_row
 from workbook.decide.options import NODE_COUNTS
 from workbook.decide.scenario import ACQUISITIONS
+from workbook.text import days_text
 
 
 def test_node_counts_are_powers_of_two_and_one_and_a_half_times_them():
@@ -64,7 +65,7 @@ def test_time_factor_scales_days_gpu_hours_and_rent_of_every_option():
     reasons = " ".join(slow.reasons)
     assert (
         "Planned at your time factor of 1.5x the engine's prediction: "
-        f"{slow.top.wall_days:.0f} days per run"
+        f"{days_text(slow.top.wall_days)} per run"
     ) in reasons
     assert "If the run overshoots" not in reasons
     assert "If the run overshoots" in " ".join(base.reasons)

@@ -52,10 +52,10 @@ def test_runners_up_are_other_accelerator_and_mode_pairs_than_the_pick():
 
 
 def test_a_time_factor_can_move_the_pick_to_meet_the_deadline():
-    """band-7b-to-70b: the pick's 86 predicted days make the 90-day deadline; at 1.95x (the slow
+    """band-70b-to-400b: the pick's 127 predicted days make the 200-day deadline; at 1.95x (the slow
     end of the published runs) they would not, so the pick must change to one that still finishes
     in time."""
-    s = presets["band-7b-to-70b"]
+    s = presets["band-70b-to-400b"]
     base = recommend(s, sensitivity=False)
     slow = recommend(s.replace(time_factor=1.95), sensitivity=False)
     assert base.top.lead_time_days + 1.95 * base.top.wall_days > s.deadline_days

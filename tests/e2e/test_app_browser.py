@@ -64,7 +64,11 @@ def app_page(voila_app, browser):
 def test_recommendation_and_charts_render_offline(app_page):
     page, outside = app_page
     text = _headline(page)
-    assert re.search(r"(Rent|Buy) .* x .*: [\d.,]+ days per run, \$[\d,]+ per run", text), text
+    assert re.search(
+        r"(Rent|Buy) .* x .*: [\d.,]+ (days|hours?) per run "
+        r"\(.* lead time included\), \$[\d,]+ per run",
+        text,
+    ), text
     assert _all_charts_drawn(page), _charts_svg(page)[:500]
     body = page.inner_text("body")
     assert "Traceback" not in body and "Why not the other accelerators" in body

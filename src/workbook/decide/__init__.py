@@ -3,6 +3,7 @@ reasons. The options table's columns are declared in :mod:`workbook.decide.colum
 
 from .columns import OPTION_COLUMNS, Column, option_columns
 from .evaluate import (
+    TieRule,
     best_index,
     breakeven_for,
     cost_per_year_curve,
@@ -27,6 +28,7 @@ from .scenario import (
 from .sensitivity import monte_carlo, tornado
 
 __all__ = [
+    "TieRule",
     "ACQUISITIONS",
     "MAX_GPUS",
     "ARTICLE_ADVICE",

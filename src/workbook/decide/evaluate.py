@@ -9,11 +9,13 @@ ranks (:func:`rank_columns`, :func:`best_index`), prices a cluster against runs 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from ..model import breakeven_runs_per_year, cost
+from ..catalog import Catalog
+from ..model import assumption_values, breakeven_runs_per_year, cost
 from ..units import (
     DAYS_PER_WEEK,
     HOURS_PER_DAY,
@@ -178,16 +180,71 @@ def rank_columns(s: Scenario) -> tuple[str, str]:
     return ("cost_per_run_usd", "time_to_result_days")
 
 
-def best_index(s: Scenario, o: pd.DataFrame, ev: dict) -> np.ndarray:
-    """Row position of the best feasible option (-1 if none), per sample when ``ev`` is 2-D."""
+@dataclass(frozen=True)
+class TieRule:
+    """When a close runner-up on the objective wins on the other measure (data/assumptions.csv).
+
+    ``near_tie_fraction``: options within this fraction of the best on the objective (cost per run,
+    or time to result for ``fastest-within-budget``) are tied, and the tie goes to the one better
+    on the other measure (the sooner, or the cheaper). ``dominance_cost_fraction`` and
+    ``dominance_time_fraction``: a feasible option that costs at most the first fraction more than
+    the pick and finishes at least the second fraction sooner replaces it (repeatedly), whatever
+    the objective: a reader never sees a pick that another beats on time at the same cost.
+    """
+
+    near_tie_fraction: float
+    dominance_cost_fraction: float
+    dominance_time_fraction: float
+
+    @classmethod
+    def from_catalog(cls, catalog: Catalog) -> TieRule:
+        a = assumption_values(catalog)
+        return cls(
+            a["near_tie_fraction"], a["dominance_cost_fraction"], a["dominance_time_fraction"]
+        )
+
+
+#: The arrays of :func:`evaluate_arrays` the pick is made from.
+_PICK_KEYS = ("feasible", "cost_per_run_usd", "time_to_result_days")
+#: How many times a dominating option may replace the pick (each step costs at most 1 % more and
+#: saves at least 10 % of the time, so a handful of steps exhaust any option table).
+MAX_DOMINANCE_STEPS = 20
+
+
+def _argmin_by(mask: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Per row, the position of the smallest ``first`` where ``mask`` holds, ties by ``second``."""
+    f = np.where(mask, first, np.inf)
+    low = np.min(f, axis=1, keepdims=True)
+    tied = mask & (f <= low * (1 + 1e-12))
+    return np.argmin(np.where(tied, second, np.inf), axis=1)
+
+
+def best_index(s: Scenario, o: pd.DataFrame, ev: dict, rule: TieRule) -> np.ndarray:
+    """Row position of the pick (-1 if nothing is feasible), per sample when ``ev`` is 2-D.
+
+    The best on the scenario's objective (:func:`rank_columns`), unless near-ties or a dominating
+    option decide (:class:`TieRule`).
+    """
     primary, secondary = rank_columns(s)
-    # The secondary key breaks ties only: scaled far below any difference of the primary.
-    feas = np.atleast_2d(ev["feasible"])
-    key = np.where(
-        feas, np.atleast_2d(ev[primary]) * (1 + 1e-9 * np.atleast_2d(ev[secondary]) / 1e9), np.inf
-    )
-    idx = np.argmin(key, axis=1)
-    return np.where(np.isfinite(key[np.arange(len(idx)), idx]), idx, -1)
+    shape = np.broadcast_shapes(*(np.atleast_2d(ev[k]).shape for k in _PICK_KEYS))
+    feas = np.broadcast_to(np.atleast_2d(ev["feasible"]), shape)
+    first = np.broadcast_to(np.atleast_2d(ev[primary]), shape)
+    second = np.broadcast_to(np.atleast_2d(ev[secondary]), shape)
+    best = np.min(np.where(feas, first, np.inf), axis=1, keepdims=True)
+    tied = feas & (first <= best * (1.0 + rule.near_tie_fraction))
+    pick = _argmin_by(tied, second, first)
+    cost = np.broadcast_to(np.atleast_2d(ev["cost_per_run_usd"]), shape)
+    days = np.broadcast_to(np.atleast_2d(ev["time_to_result_days"]), shape)
+    rows = np.arange(len(pick))
+    for _ in range(MAX_DOMINANCE_STEPS):
+        c, d = cost[rows, pick][:, None], days[rows, pick][:, None]
+        better = feas & (cost <= c * (1 + rule.dominance_cost_fraction))
+        better &= days <= d * (1 - rule.dominance_time_fraction)
+        moved = better.any(axis=1)
+        if not moved.any():
+            break
+        pick = np.where(moved, _argmin_by(better, days, cost), pick)
+    return np.where(np.isfinite(best[:, 0]), pick, -1)
 
 
 def option_position(o: pd.DataFrame, accelerator: str, n_gpus: int, acquisition: str) -> int | None:

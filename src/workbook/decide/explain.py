@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 
 from ..calibrate import RANGE_QUANTILES
-from ..text import MODE_PHRASE, days_text, runs_text
+from ..text import MODE_PHRASE, days_text, duration_text, runs_text
+from .evaluate import TieRule
 from .feasibility import CONSTRAINTS, reason_texts
 from .options import Option
 from .scenario import Scenario
@@ -123,15 +124,16 @@ def pick_sentence(s: Scenario, top: pd.Series) -> str:
     )
     return (
         f"{verb.capitalize()} {int(top['n_gpus'])} x {top['name']} ({shape}{where}): "
-        f"{top['wall_days']:,.1f} days per run, ${top['cost_per_run_usd']:,.0f} per run "
-        f"(${top['cost_per_year_usd']:,.0f} a year for {runs_text(s.runs_per_year)}), {power}."
+        f"{duration_text(top['wall_days'])} per run ({days_text(top['time_to_result_days'])} from "
+        f"the decision to a finished run, lead time included), ${top['cost_per_run_usd']:,.0f} per "
+        f"run (${top['cost_per_year_usd']:,.0f} a year for {runs_text(s.runs_per_year)}), {power}."
     )
 
 
 def runner_up_sentence(r: Option, top: Option) -> str:
     """A runner-up: its days and cost per run against the pick's."""
     return (
-        f"{option_phrase(r.acquisition, r.n_gpus, r.name)}: {r.wall_days:,.1f} days, "
+        f"{option_phrase(r.acquisition, r.n_gpus, r.name)}: {duration_text(r.wall_days)} per run, "
         f"${r.cost_per_run_usd:,.0f} per run "
         f"({delta_text(r.cost_per_run_usd, top.cost_per_run_usd)})"
     )
@@ -190,13 +192,20 @@ def why_top(
     buy_failed: str,
     time_range: dict | None = None,
     robust: pd.Series | None = None,
+    objective_best: pd.Series | None = None,
+    rule: TieRule | None = None,
 ) -> list[str]:
-    """Why ``best`` wins, in order: the objective, the time factor, the slow end of published runs
-    (``time_range``, :func:`workbook.calibrate.holdout_time_range`), memory, the budget, rent vs
-    buy at ``breakeven`` runs a year (``buy_failed``: why buying the same cluster fails), the
-    price basis and, for an owned cluster, its power."""
+    """Why ``best`` wins, in order: the objective (and, when ``objective_best``, the option best on
+    the objective alone, is another, the near-tie or dominance ``rule`` that decided), the time
+    factor, the slow end of published runs (``time_range``,
+    :func:`workbook.calibrate.holdout_time_range`), memory, the budget, rent vs buy at
+    ``breakeven`` runs a year (``buy_failed``: why buying the same cluster fails), the price basis
+    and, for an owned cluster, its power."""
+    tie = objective_best is not None and rule is not None
     reasons = (
-        _objective_reason(s, best, n_feasible),
+        _objective_reason(s, best, n_feasible)
+        if not tie
+        else _tie_reason(s, best, objective_best, rule),
         _time_factor_reason(s, best),
         _slow_end_reason(s, best, time_range, robust),
         _memory_reason(best),
@@ -218,6 +227,30 @@ def _objective_reason(s: Scenario, best: pd.Series, n_feasible: int) -> str:
     return (
         f"Fastest of {n_feasible:,} feasible options within the ${s.budget_usd:,.0f} first-year "
         f"budget ({best['time_to_result_days']:,.1f} days to a finished run, lead time included)."
+    )
+
+
+def _tie_reason(s: Scenario, best: pd.Series, first: pd.Series, rule: TieRule) -> str:
+    """The pick is not the best on the objective alone: say which is, by how much, and the rule."""
+    cheapest = s.objective == "cheapest-within-deadline"
+    d_cost = best["cost_per_run_usd"] / first["cost_per_run_usd"] - 1.0
+    d_days = first["time_to_result_days"] - best["time_to_result_days"]
+    other = option_phrase(first["acquisition"], first["n_gpus"], first["name"])
+    what = "cheapest" if cheapest else "fastest"
+    within = (
+        f"options within {rule.near_tie_fraction:.0%} of the {what} "
+        f"{'cost' if cheapest else 'time'} count as tied and the tie goes to the "
+        f"{'soonest finished run' if cheapest else 'cheapest'}"
+    )
+    return (
+        f"A near-tie decided: the {what} of the feasible options, {other}, costs "
+        f"${first['cost_per_run_usd']:,.0f} per run and has a finished run in "
+        f"{days_text(first['time_to_result_days'])}; this one costs {d_cost:+.1%} per run and "
+        f"finishes {days_text(abs(d_days))} {'sooner' if d_days >= 0 else 'later'} "
+        f"(lead time {days_text(best['lead_time_days'])} + run {duration_text(best['wall_days'])}, "
+        f"within the {s.deadline_days:g}-day deadline). Rule ({within}; an option costing at most "
+        f"{rule.dominance_cost_fraction:.0%} more that finishes at least "
+        f"{rule.dominance_time_fraction:.0%} sooner always wins): data/assumptions.csv."
     )
 
 

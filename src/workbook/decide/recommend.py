@@ -27,7 +27,7 @@ import pandas as pd
 from ..calibrate import holdout_time_range, time_model_trust
 from ..catalog import Catalog, load_catalog
 from . import sensitivity as sensitivity_analysis
-from .evaluate import breakeven_for, evaluate, option_row, rank_columns
+from .evaluate import TieRule, best_index, breakeven_for, evaluate, option_row, rank_columns
 from .explain import (
     infeasible_summary,
     moving_reasons,
@@ -160,8 +160,14 @@ class Ranking:
     #: The identity, feasibility, ``shortfall`` and rank columns of every option (sorting and taking
     #: rows of these is fast; of all ~115 columns it is slow).
     narrow: pd.DataFrame
-    #: Row positions of the feasible options, best first.
+    #: Row positions of the feasible options, the pick first (:func:`workbook.decide.best_index`),
+    #: then in the objective's order.
     ranked_pos: np.ndarray
+    #: Row position of the best option on the objective alone, when a near-tie or a dominating
+    #: option made another the pick (:class:`workbook.decide.evaluate.TieRule`); else None.
+    objective_best: int | None = None
+    #: The rule that decided (None with nothing feasible).
+    rule: TieRule | None = None
 
 
 @dataclass
@@ -193,7 +199,7 @@ def recommend(
     t0 = time.perf_counter()
     cat = catalog or load_catalog()
     o = evaluated_options(s, cat)
-    ranking = rank(s, o)
+    ranking = rank(s, o, TieRule.from_catalog(cat))
     if len(ranking.ranked_pos):
         why = explain_pick(s, o, ranking, cat)
     else:
@@ -228,14 +234,28 @@ def evaluated_options(s: Scenario, cat: Catalog) -> pd.DataFrame:
     return moving_reasons(s, o)
 
 
-def rank(s: Scenario, o: pd.DataFrame) -> Ranking:
-    """The feasible options sorted by the scenario's objective (ties by the other key)."""
+def rank(s: Scenario, o: pd.DataFrame, rule: TieRule) -> Ranking:
+    """The feasible options sorted by the scenario's objective (ties by the other key), with the
+    pick of :func:`workbook.decide.best_index` (near-ties and dominance, ``rule``) moved first."""
     keys = list(rank_columns(s))
     # Sort narrow key frames and take only the rows needed (full-width takes are slow).
     narrow = o[["accelerator", "acquisition", "feasible", "shortfall"] + keys]
     feas_pos = np.flatnonzero(o["feasible"].to_numpy(bool))
     order = np.lexsort([narrow[k].to_numpy(float)[feas_pos] for k in reversed(keys)])
-    return Ranking(keys=keys, narrow=narrow, ranked_pos=feas_pos[order])
+    ranked = feas_pos[order]
+    if not len(ranked):
+        return Ranking(keys=keys, narrow=narrow, ranked_pos=ranked)
+    ev = {c: o[c].to_numpy() for c in ("feasible", "cost_per_run_usd", "time_to_result_days")}
+    pick = int(best_index(s, o, ev, rule)[0])
+    first = int(ranked[0])
+    ranked = np.concatenate([[pick], ranked[ranked != pick]])
+    return Ranking(
+        keys=keys,
+        narrow=narrow,
+        ranked_pos=ranked,
+        objective_best=None if pick == first else first,
+        rule=rule,
+    )
 
 
 def explain_pick(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog) -> Explanation:
@@ -250,7 +270,10 @@ def explain_pick(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog) -
     # A time factor set by the reader replaces the published runs' range as the planning margin.
     time_range = holdout_time_range(cat) if s.time_factor == 1.0 else None
     robust = robust_option(s, o, ranked_pos, time_range)
-    reasons = why_top(s, best, len(ranked_pos), breakeven, buy_failed, time_range, robust)
+    first = None if ranking.objective_best is None else o.iloc[ranking.objective_best]
+    reasons = why_top(
+        s, best, len(ranked_pos), breakeven, buy_failed, time_range, robust, first, ranking.rule
+    )
     return Explanation(
         top=top,
         reasons=reasons,

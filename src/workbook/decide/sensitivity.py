@@ -21,7 +21,7 @@ import pandas as pd
 from ..catalog import Catalog
 from ..model import goodput
 from ..text import option_labels
-from .evaluate import best_index, evaluate_arrays, option_position
+from .evaluate import TieRule, best_index, evaluate_arrays, option_position
 
 #: Assumptions that are factors of :func:`evaluate_arrays` themselves: (label, parameter).
 SCALE_FACTORS = (
@@ -156,6 +156,7 @@ def tornado(rec, cat: Catalog) -> pd.DataFrame:
     labels = option_labels(o).to_numpy(object)
     top_pos = option_position(o, rec.top.accelerator, rec.top.n_gpus, rec.top.acquisition)
     base_pick = _pick(labels, top_pos)
+    rule = TieRule.from_catalog(cat)
     rows = []
     for f in factors(rec, cat):
         row = {
@@ -170,21 +171,23 @@ def tornado(rec, cat: Catalog) -> pd.DataFrame:
             row[f"cost_per_run_at_{end}"] = float(
                 np.broadcast_to(ev["cost_per_run_usd"], (len(o),))[top_pos]
             )
-            row[f"pick_at_{end}"] = _pick(labels, int(best_index(s, o, ev)[0]))
+            row[f"pick_at_{end}"] = _pick(labels, int(best_index(s, o, ev, rule)[0]))
         row["flips"] = (row["pick_at_low"] != base_pick) or (row["pick_at_high"] != base_pick)
-        row["flips_at"] = _flip_point(s, o, labels, f, base_pick) if row["flips"] else ""
+        row["flips_at"] = _flip_point(s, o, labels, f, base_pick, rule) if row["flips"] else ""
         row["swing_usd"] = abs(row["cost_per_run_at_high"] - row["cost_per_run_at_low"])
         rows.append(row)
     return pd.DataFrame(rows).sort_values("swing_usd", ascending=False).reset_index(drop=True)
 
 
-def _flip_point(s, o: pd.DataFrame, labels: np.ndarray, f: Factor, base_pick: str) -> str:
+def _flip_point(
+    s, o: pd.DataFrame, labels: np.ndarray, f: Factor, base_pick: str, rule: TieRule
+) -> str:
     """The first value, walking from the base towards the end that flips, where the pick changes."""
     for value, kwargs in ((f.low, f.at_low), (f.high, f.at_high)):
         for t in np.linspace(0.1, 1.0, 10):
             interp = {k: 1.0 + (np.asarray(v) - 1.0) * t for k, v in kwargs.items()}
             ev = evaluate_arrays(s, o, **interp)
-            pick = _pick(labels, int(best_index(s, o, ev)[0]))
+            pick = _pick(labels, int(best_index(s, o, ev, rule)[0]))
             if pick != base_pick:
                 at = f.base + (value - f.base) * t
                 return f"{_describe(s, f.parameter, at)}: {pick}"
@@ -196,6 +199,7 @@ def monte_carlo(rec, cat: Catalog, samples: int = 1000, seed: int = 0) -> pd.Dat
     range: ``option`` (its label) and ``share`` [fraction of the draws], most frequent first."""
     s, o = rec.scenario, rec.options
     rng = np.random.default_rng(seed)
+    rule = TieRule.from_catalog(cat)
     draws = {}
     for f in factors(rec, cat):
         u = rng.uniform(size=(samples, 1))
@@ -206,7 +210,7 @@ def monte_carlo(rec, cat: Catalog, samples: int = 1000, seed: int = 0) -> pd.Dat
     for start in range(0, samples, MONTE_CARLO_CHUNK):
         chunk = {k: v[start : start + MONTE_CARLO_CHUNK] for k, v in draws.items()}
         ev = evaluate_arrays(s, o, **chunk)
-        winners.extend(best_index(s, o, ev))
+        winners.extend(best_index(s, o, ev, rule))
     labels = option_labels(o).to_numpy(object)
     picks = pd.Series([_pick(labels, int(i)) for i in winners])
     freq = picks.value_counts(normalize=True).rename("share").reset_index()
