@@ -83,3 +83,34 @@ def test_a_pick_that_misses_at_the_slow_end_names_the_cheapest_option_that_would
     # Here the margin is dear: the cheapest option that survives the slow end costs several times
     # the pick, which is why the reason names it with its price difference.
     assert robust["cost_per_run_usd"] > 2 * rec.top.cost_per_run_usd
+
+
+def test_the_articles_headline_is_called_physically_impossible_with_its_implied_peak():
+    """The article's 70B / 5T tokens / 48 days on 128 H200: 6 N D = 6 x 70e9 x 5e12 = 2.1e24 FLOP
+    against 128 GPUs x 48 days x 86,400 s x the H200's dense BF16 peak (catalog) = 4.0x (the
+    article-claims check, data/article_claims.csv c58, says the same)."""
+    from workbook import load_catalog
+
+    peak = float(load_catalog().accelerator("h200-sxm")["tflops_dense_bf16"]) * 1e12
+    need = 6 * 70e9 * 5e12 / (128 * 48 * 86400 * peak)
+    assert round(need, 1) == 4.0
+    rec = recommend(presets["article-70b-5t-48-days"], sensitivity=False)
+    assert rec.top is None
+    assert rec.headline == rec.reasons[0]
+    assert rec.headline.startswith(
+        "Physically impossible: 70B parameters on 5T tokens in 48 days needs "
+        f"{need:.1f}x the dense BF16 peak of 128 x NVIDIA H200 SXM5 141GB"
+    )
+    # A scenario that is only too tight or too poor is not called impossible.
+    tight = presets["article-70b-5t-48-days"].replace(deadline_days=400, max_gpus=1024)
+    assert not recommend(tight, sensitivity=False).headline.startswith("Physically impossible")
+
+
+def test_no_nan_reaches_a_reader_for_parts_without_the_precision():
+    """FP8 on parts that lack it: the precision reason says so; no 'nan' days or '$nan' follows."""
+    rec = recommend(presets["band-7b-to-70b"].replace(precision="fp8"), sensitivity=False)
+    o = rec.options
+    lacking = o[~o["supported"]]
+    assert len(lacking) and (lacking["why_precision"] == "no FP8 support").all()
+    texts = list(o["failed"]) + rec.reasons + [t for v in rec.rejected.values() for t in v]
+    assert not [t for t in texts if "nan" in t]

@@ -9,7 +9,10 @@ import numpy as np
 import pandas as pd
 
 from ..calibrate import RANGE_QUANTILES
-from ..text import MODE_PHRASE, days_text, duration_text, runs_text
+from ..catalog import Catalog
+from ..model import training_flops
+from ..text import MODE_PHRASE, days_text, duration_text, params_label, runs_text
+from ..units import SECONDS_PER_DAY, TERA
 from .evaluate import TieRule
 from .feasibility import CONSTRAINTS, reason_texts
 from .options import Option
@@ -29,7 +32,7 @@ def moving_reasons(s: Scenario, o: pd.DataFrame) -> pd.DataFrame:
         lambda: f"lead time beyond {s.lead_time_tolerance_weeks} weeks",
     )
     o["why_budget"] = reason_texts(
-        ~o["budget_ok"].to_numpy(bool),
+        ~o["budget_ok"].to_numpy(bool) & np.isfinite(o["first_year_cost_usd"].to_numpy(float)),
         lambda c: f"first year costs ${c:,.0f}; budget ${s.budget_usd:,.0f}",
         o["first_year_cost_usd"],
     )
@@ -43,8 +46,11 @@ def moving_reasons(s: Scenario, o: pd.DataFrame) -> pd.DataFrame:
 def _deadline_reasons(s: Scenario, o: pd.DataFrame) -> np.ndarray:
     """Why an option misses the deadline (lead time + run) or its year's runs do not fit in a
     year."""
+    # An option without a run time (a precision the part lacks) fails on precision already: no
+    # "4 + nan = nan days" for it.
+    timed = np.isfinite(o["time_to_result_days"].to_numpy(float))
     deadline = reason_texts(
-        ~o["deadline_ok"].to_numpy(bool),
+        ~o["deadline_ok"].to_numpy(bool) & timed,
         lambda lt, w, t: (
             f"takes {lt:,.0f} + {w:,.0f} = {t:,.0f} days (lead time + run); "
             f"deadline {s.deadline_days:g} days"
@@ -155,6 +161,41 @@ def rejected_line(b: pd.Series) -> str:
             f"${b['cost_per_run_usd']:,.0f} per run and takes {b['time_to_result_days']:,.0f} days"
         )
     return f"best try {mode} {n} GPUs: {b['failed']}"
+
+
+def impossibility(s: Scenario, catalog: Catalog) -> str | None:
+    """Whether the scenario asks for more arithmetic than its hardware can do at all, or None.
+
+    The most favourable case for the scenario: the training FLOPs counted as ``k N_active D``
+    (:func:`workbook.model.training_flops` with ``attention="none"``: any attention only adds),
+    on ``max_gpus`` of the allowed accelerator with the highest dense peak at the scenario's
+    precision, computing at that peak for the whole deadline (no lead time, no failures). Above 1x
+    the peak no option of any size within the scenario can finish in time (the implied MFU of
+    :func:`workbook.model.check_claim`, the article's 70B / 5T-token / 48-day headline: 4.0x).
+    """
+    acc = catalog.tables["accelerators"]
+    if s.accelerators:
+        acc = acc[acc["accelerator_id"].isin(s.accelerators)]
+    column = f"tflops_dense_{s.precision}"
+    acc = acc[np.isfinite(acc[column].to_numpy(float))]
+    if acc.empty:
+        return None
+    fastest = acc.loc[acc[column].astype(float).idxmax()]
+    flops = float(
+        training_flops(s.n_active_params or s.n_params, s.tokens, attention="none", method=s.method)
+    )
+    available = s.max_gpus * s.deadline_days * SECONDS_PER_DAY * float(fastest[column]) * TERA
+    need = flops / available
+    if need <= 1.0:
+        return None
+    return (
+        f"Physically impossible: {params_label(s.n_params)} parameters on "
+        f"{params_label(s.tokens)} tokens in {s.deadline_days:g} days needs {need:.1f}x the dense "
+        f"{s.precision.upper()} peak of {s.max_gpus:,} x {fastest['name']}, the fastest part "
+        f"allowed, computing at full peak for the whole time ({flops:.2e} FLOP; the best published "
+        "large runs reach about 40-55 % of the peak). No option of any size within the scenario "
+        "can do it: extend the deadline, allow more GPUs or train on fewer tokens."
+    )
 
 
 def infeasible_summary(s: Scenario, o: pd.DataFrame) -> str:

@@ -29,6 +29,7 @@ from ..catalog import Catalog, load_catalog
 from . import sensitivity as sensitivity_analysis
 from .evaluate import TieRule, best_index, breakeven_for, evaluate, option_row, rank_columns
 from .explain import (
+    impossibility,
     infeasible_summary,
     moving_reasons,
     nearest_line,
@@ -120,6 +121,8 @@ class Recommendation:
     def headline(self) -> str:
         """The pick in one sentence, or why nothing is feasible."""
         if self.top is None:
+            if self.reasons and self.reasons[0].startswith("Physically impossible"):
+                return self.reasons[0]
             return "Nothing in the catalog meets every constraint of this scenario. " + (
                 self.reasons[0] if self.reasons else ""
             )
@@ -203,7 +206,7 @@ def recommend(
     if len(ranking.ranked_pos):
         why = explain_pick(s, o, ranking, cat)
     else:
-        why = explain_infeasible(s, o, ranking)
+        why = explain_infeasible(s, o, ranking, cat)
     rec = Recommendation(
         scenario=s,
         top=why.top,
@@ -283,14 +286,16 @@ def explain_pick(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog) -
     )
 
 
-def explain_infeasible(s: Scenario, o: pd.DataFrame, ranking: Ranking) -> Explanation:
+def explain_infeasible(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog) -> Explanation:
     """No pick: the constraints that rule out the most, and the five nearest misses (by
     ``shortfall``, then the rank keys) among the options with a finite cost."""
     keys = ["shortfall"] + ranking.keys
     finite = np.flatnonzero(np.isfinite(o["cost_per_run_usd"].to_numpy(float)))
     order = finite[np.lexsort([ranking.narrow[k].to_numpy(float)[finite] for k in reversed(keys)])]
     nearest = o.iloc[order[:5]]
-    reasons = [infeasible_summary(s, o)] + [nearest_line(r) for _, r in nearest.iterrows()]
+    impossible = impossibility(s, cat)
+    reasons = [impossible] if impossible else []
+    reasons += [infeasible_summary(s, o)] + [nearest_line(r) for _, r in nearest.iterrows()]
     return Explanation(
         top=None,
         reasons=reasons,
