@@ -1,7 +1,14 @@
 """The sourced tables of ``data/``: schema, parsing, overrides and lookups."""
 
 from ..shipped import DATA_DIR
-from .lookup import Catalog, accelerators, clear_cache, load_catalog, resolve_catalog
+from .lookup import (
+    Catalog,
+    accelerators,
+    clear_cache,
+    load_catalog,
+    price_is_sourced,
+    resolve_catalog,
+)
 from .overrides import Override, read_overrides
 from .schema import TABLES, Column, Table
 from .tables import CatalogError, UnknownIdError, load_table, parse_table
@@ -20,6 +27,7 @@ __all__ = [
     "load_catalog",
     "load_table",
     "parse_table",
+    "price_is_sourced",
     "read_overrides",
     "resolve_catalog",
 ]

@@ -13,12 +13,33 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
 
+import numpy as np
 import pandas as pd
 
 from ..shipped import DATA_DIR
 from .overrides import Override, overridden_tables, read_overrides
 from .schema import TABLES
 from .tables import UnknownIdError, data_hash, load_shipped_tables
+
+#: Price sources that a buyer can check: a vendor list or quote, a press report, an aggregator's
+#: published median, or a figure derived from one of them (reserved from on-demand,
+#: GB200 from B200).
+SOURCED_PRICE_KINDS = ("vendor", "press", "aggregator", "derived")
+#: The provider of a price a user entered (:mod:`workbook.catalog.overrides`): their own quote.
+USER_OVERRIDE = "user override"
+
+
+def price_is_sourced(source_kind, provider, source_url) -> np.ndarray:
+    """Whether each price rests on a source a buyer can check (:data:`SOURCED_PRICE_KINDS`, and the
+    provider does not call it an estimate) or on the user's own override (a new row's provider, or
+    an overridden row's ``source_url``, says "user override"); an analyst estimate or the article's
+    claim is not."""
+    kind = np.asarray(source_kind, dtype=object)
+    prov = pd.Series(np.asarray(provider, dtype=object)).fillna("").str.lower().to_numpy(object)
+    url = pd.Series(np.asarray(source_url, dtype=object)).fillna("").str.lower()
+    own = (prov == USER_OVERRIDE) | url.str.startswith(USER_OVERRIDE).to_numpy(bool)
+    said = np.array(["estimate" in x for x in prov], bool)
+    return own | (np.isin(kind, SOURCED_PRICE_KINDS) & ~said)
 
 
 @dataclass
@@ -131,6 +152,8 @@ class Catalog:
         return cache[field].copy()
 
     def _default_prices(self, field: str) -> pd.DataFrame:
+        """:meth:`default_prices` uncached: ``price``, ``basis``, ``sourced``
+        (:func:`price_is_sourced`) or any column of prices.csv."""
         p = self.tables["prices"]
         p = p[p["is_default"]].copy()
         p["price"] = p["price_usd_per_gpu"].fillna(p["price_usd_per_gpu_hour"])
@@ -141,6 +164,7 @@ class Catalog:
             + p["price_date"]
             + ")"
         )
+        p["sourced"] = price_is_sourced(p["source_kind"], p["provider"], p["source_url"])
         wide = p.pivot(index="accelerator_id", columns="kind", values=field)
         return wide.reindex(self.accelerator_ids)
 

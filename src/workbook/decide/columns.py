@@ -128,6 +128,7 @@ _OPTIONS = (
     ("acquisition", "choice", "rent-spot, rent-on-demand, rent-reserved, buy-new, buy-used"),
     ("price", "USD", "default price: per GPU-hour to rent, per GPU to buy; NaN if none"),
     ("price_basis", "text", "where the price comes from (data/prices.csv basis)"),
+    ("price_sourced", "bool", "a price a buyer can check or their own (catalog.price_is_sourced)"),
     ("is_buy", "bool", "an owned cluster (buy-new or buy-used)"),
     ("life_years", "yr", "years the hardware is depreciated over"),
     ("needs_retrofit", "bool", "bought liquid-only hardware for air racks"),

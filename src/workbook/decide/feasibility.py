@@ -128,6 +128,11 @@ def _availability_reasons(r: StaticReasons, s: Scenario, o: pd.DataFrame, a: dic
         "used hardware not allowed",
     )
     r.fail("availability", o["price"].isna(), lambda m: f"no {m} price in data/prices.csv", mode)
+    r.fail(
+        "availability",
+        o["price"].notna() & ~o["price_sourced"].to_numpy(bool) & s.sourced_prices_only,
+        "its price is an estimate; this scenario allows sourced prices only",
+    )
     spot_max = a["spot_max_gpus"]
     r.fail(
         "availability",

@@ -281,13 +281,21 @@ def configuration_columns(est: pd.DataFrame, cat: Catalog, site: dict) -> pd.Dat
     return pd.DataFrame(cols, index=est.index)
 
 
-def _mode_prices(cat: Catalog, acc_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Default price (per GPU-hour to rent, per GPU to buy; NaN if none) and its basis of every
-    configuration in every mode, mode-major like the tiled options."""
+def _mode_prices(cat: Catalog, acc_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Default price (per GPU-hour to rent, per GPU to buy; NaN if none), its basis and whether it
+    is sourced (:func:`workbook.catalog.price_is_sourced`) of every configuration in every mode,
+    mode-major like the tiled options."""
     kinds = ["rent-reserved-1y" if x == "rent-reserved" else x for x in ACQUISITIONS]
-    pw = cat.default_prices().reindex(acc_ids).reindex(columns=kinds)
-    bw = cat.default_prices("basis").reindex(acc_ids).reindex(columns=kinds)
-    return pw.to_numpy(float).T.ravel(), bw.fillna("").to_numpy(object).T.ravel()
+
+    def wide(field):
+        return cat.default_prices(field).reindex(acc_ids).reindex(columns=kinds)
+
+    sourced = wide("sourced").fillna(False).to_numpy(bool).T.ravel()
+    return (
+        wide("price").to_numpy(float).T.ravel(),
+        wide("basis").fillna("").to_numpy(object).T.ravel(),
+        sourced,
+    )
 
 
 def _lead_time_weeks(cat: Catalog, mode: np.ndarray, new_weeks: np.ndarray) -> np.ndarray:
@@ -308,7 +316,7 @@ def per_mode(s: Scenario, base: pd.DataFrame, cat: Catalog, a: dict, site: dict)
     m = len(ACQUISITIONS)
     o = base.iloc[np.tile(np.arange(len(base)), m)].reset_index(drop=True)
     mode = np.repeat(np.array(ACQUISITIONS, dtype=object), len(base))
-    price, price_basis = _mode_prices(cat, base["accelerator"].to_numpy(object))
+    price, price_basis, price_sourced = _mode_prices(cat, base["accelerator"].to_numpy(object))
     is_buy = np.char.startswith(mode.astype(str), "buy")
     needs_retrofit = (
         is_buy & (o["cooling_options"].to_numpy(object) == "liquid") & (s.cooling == "air")
@@ -321,6 +329,7 @@ def per_mode(s: Scenario, base: pd.DataFrame, cat: Catalog, a: dict, site: dict)
         acquisition=mode,
         price=price,
         price_basis=price_basis,
+        price_sourced=price_sourced,
         is_buy=is_buy,
         life_years=np.where(
             mode == "buy-used",

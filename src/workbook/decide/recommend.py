@@ -29,6 +29,7 @@ from ..catalog import Catalog, load_catalog
 from . import sensitivity as sensitivity_analysis
 from .evaluate import TieRule, best_index, breakeven_for, evaluate, option_row, rank_columns
 from .explain import (
+    estimate_caveat,
     impossibility,
     infeasible_summary,
     moving_reasons,
@@ -268,6 +269,8 @@ def explain_pick(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog) -
     top = Option.from_row(best)
     breakeven = breakeven_for(s, o, best)
     top.sentence = pick_sentence(s, best)
+    if not best["price_sourced"]:
+        top.sentence += estimate_caveat(best, sourced_pick(s, o, ranking.rule))
     buy_row = option_row(o, best["accelerator"], best["n_gpus"], "buy-new")
     buy_failed = buy_row["failed"] if buy_row is not None else ""
     # A time factor set by the reader replaces the published runs' range as the planning margin.
@@ -284,6 +287,15 @@ def explain_pick(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog) -
         nearest=pd.DataFrame(),
         breakeven_runs_per_year=breakeven,
     )
+
+
+def sourced_pick(s: Scenario, o: pd.DataFrame, rule: TieRule) -> pd.Series | None:
+    """The option the same rule picks among the feasible ones with a sourced price (what the
+    scenario would pick with ``sourced_prices_only``), or None."""
+    ev = {c: o[c].to_numpy() for c in ("cost_per_run_usd", "time_to_result_days")}
+    ev["feasible"] = o["feasible"].to_numpy(bool) & o["price_sourced"].to_numpy(bool)
+    pos = int(best_index(s, o, ev, rule)[0])
+    return None if pos < 0 else o.iloc[pos]
 
 
 def explain_infeasible(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog) -> Explanation:

@@ -136,6 +136,14 @@ class Scenario(BaseModel):
         ),
     )
     used_hardware_allowed: bool = Field(True, description="Second-hand GPUs may be bought.")
+    sourced_prices_only: bool = Field(
+        False,
+        description=(
+            "Only options whose price a buyer can check (a vendor, press or aggregator figure, one "
+            "derived from them, or your own override); analyst estimates and the article's claims "
+            "are then ruled out."
+        ),
+    )
     acquisition_modes: list[Literal[ACQUISITIONS]] = Field(
         list(ACQUISITIONS), min_length=1, description="Which ways to get GPUs are allowed."
     )

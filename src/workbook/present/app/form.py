@@ -46,6 +46,7 @@ FIELDS: dict[str, list[tuple[str, str, str, Any]]] = {
         ("objective", "Objective", "choice", OBJECTIVES),
         ("acquisition_modes", "Ways to get GPUs", "multi", ACQUISITIONS),
         ("used_hardware_allowed", "Used hardware allowed", "bool", None),
+        ("sourced_prices_only", "Sourced prices only", "bool", None),
     ],
     "power": [
         ("site_power_kw", "Site power for the cluster (kW)", "float", 1),

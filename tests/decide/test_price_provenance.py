@@ -1,0 +1,85 @@
+"""A pick that rests on an estimated price says so in its headline and names the best option with
+sourced prices; "sourced prices only" rules estimates out; a user's own quote counts as sourced
+(issue 14, price provenance)."""
+
+import numpy as np
+
+from workbook import load_catalog, presets, recommend
+from workbook.catalog import price_is_sourced
+
+
+def test_which_price_sources_a_buyer_can_check():
+    kinds = ["vendor", "aggregator", "press", "derived", "estimate", "article", "press", "estimate"]
+    providers = [
+        "AMD list",
+        "median",
+        "Reuters",
+        "from on-demand",
+        "estimate (none found)",
+        "the article",
+        "NVL72 ~$3M (press estimate)",
+        "user override",
+    ]
+    urls = ["https://a"] * 7 + ["user override: my quote"]
+    assert list(price_is_sourced(kinds, providers, urls)) == [
+        True,
+        True,
+        True,
+        True,
+        False,
+        False,
+        False,
+        True,
+    ]
+
+
+def test_a_pick_on_an_estimated_price_names_the_best_sourced_option():
+    s = presets["funded-startup-30b-domain"]
+    rec = recommend(s, sensitivity=False)
+    assert rec.top.acquisition == "rent-on-demand" and rec.top.accelerator == "mi355x"
+    assert (
+        "Its price is an estimate, not a quote: estimate (no public per-GPU-hour price found)"
+        in rec.headline
+    )
+    sourced = recommend(s.replace(sourced_prices_only=True), sensitivity=False).top
+    d = sourced.cost_per_run_usd / rec.top.cost_per_run_usd - 1
+    assert (
+        f"The best option with sourced prices: rent on spot {sourced.n_gpus} x {sourced.name}, "
+        in rec.headline
+    ) and f"${sourced.cost_per_run_usd:,.0f} per run ({d:+.0%} vs the pick)." in rec.headline
+
+
+def test_sourced_prices_only_rules_out_every_estimate():
+    rec = recommend(presets["band-7b-to-70b"].replace(sourced_prices_only=True), sensitivity=False)
+    o = rec.options
+    assert o.loc[o["feasible"], "price_sourced"].all()
+    estimated = o["price"].notna() & ~o["price_sourced"]
+    assert estimated.any()
+    # Each constraint keeps its first reason: an estimate that is also, say, beyond on-demand
+    # capacity says that; every estimate fails availability, and most say it is an estimate.
+    why = o.loc[estimated, "why_availability"]
+    assert not o.loc[estimated, "feasible"].any() and (why != "").all()
+    said = why.str.contains("its price is an estimate; this scenario allows sourced prices only")
+    assert said.sum() > len(why) / 2
+    assert "Its price is an estimate" not in rec.headline
+
+
+def test_your_own_quote_is_a_sourced_price():
+    quote = load_catalog(
+        [
+            {
+                "table": "prices",
+                "key": "mi355x:rent-on-demand",
+                "column": "price_usd_per_gpu_hour",
+                "value": "2.62",
+                "source": "our AMD partner's quote, 2026-11",
+            }
+        ]
+    )
+    s = presets["funded-startup-30b-domain"]
+    rec = recommend(s, catalog=quote, sensitivity=False)
+    assert rec.top.accelerator == "mi355x" and "Its price is an estimate" not in rec.headline
+    row = rec.options[
+        (rec.options["accelerator"] == "mi355x") & (rec.options["acquisition"] == "rent-on-demand")
+    ]
+    assert row["price_sourced"].all() and np.isclose(row["price"], 2.62).all()
