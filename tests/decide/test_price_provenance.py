@@ -3,6 +3,7 @@ sourced prices; "sourced prices only" rules estimates out; a user's own quote co
 (issue 14, price provenance)."""
 
 import numpy as np
+import pytest
 
 from workbook import load_catalog, presets, recommend
 from workbook.catalog import price_is_sourced
@@ -83,3 +84,34 @@ def test_your_own_quote_is_a_sourced_price():
         (rec.options["accelerator"] == "mi355x") & (rec.options["acquisition"] == "rent-on-demand")
     ]
     assert row["price_sourced"].all() and np.isclose(row["price"], 2.62).all()
+
+
+def test_the_tornado_and_monte_carlo_move_an_estimated_price_further():
+    """Rental prices move 0.6x-1.5x (data/assumptions.csv rent_price_factor); an estimate moves
+    that range widened 1.5x around 1 (estimated_price_range_widening): 1 - 0.4 x 1.5 = 0.4x to
+    1 + 0.5 x 1.5 = 1.75x. The pick's cost per run at each end of the tornado shows which."""
+    for name, sourced in (
+        ("funded-startup-30b-domain", False),
+        ("small-team-instruction-tuning", True),
+    ):
+        rec = recommend(presets[name], monte_carlo_samples=200)
+        row = rec.sensitivity.set_index("parameter").loc["rent_price_factor"]
+        low, high = (0.6, 1.5) if sourced else (0.4, 1.75)
+        assert row["cost_per_run_at_low"] == pytest.approx(low * rec.top.cost_per_run_usd)
+        assert row["cost_per_run_at_high"] == pytest.approx(high * rec.top.cost_per_run_usd)
+        assert (row["low"], row["high"]) == (0.6, 1.5)  # the tornado shows the sourced range
+    # With no widening the estimate moves like a quote, and the Monte Carlo changes with it.
+    flat = load_catalog(
+        [
+            {
+                "table": "assumptions",
+                "key": "estimated_price_range_widening",
+                "column": "value",
+                "value": "1.0",
+            }
+        ]
+    )
+    s = presets["funded-startup-30b-domain"]
+    wide = recommend(s, monte_carlo_samples=300).monte_carlo.set_index("option")["share"]
+    same = recommend(s, catalog=flat, monte_carlo_samples=300).monte_carlo
+    assert not wide.equals(same.set_index("option")["share"])

@@ -58,7 +58,7 @@ def factors(rec, cat: Catalog) -> list[Factor]:
     return [
         _efficiency_factor(assumptions),
         _failure_rate_factor(assumptions, o),
-        *(_scale_factor(assumptions, label, name) for label, name in SCALE_FACTORS),
+        *(_scale_factor(assumptions, label, name, o) for label, name in SCALE_FACTORS),
         _electricity_factor(cat, o),
         _lead_time_factor(cat, o),
     ]
@@ -102,10 +102,28 @@ def _failure_rate_factor(assumptions: pd.DataFrame, o: pd.DataFrame) -> Factor:
     )
 
 
-def _scale_factor(assumptions: pd.DataFrame, label: str, name: str) -> Factor:
-    """An assumption that is itself a factor of :func:`evaluate_arrays` (prices, runs a year)."""
+#: The factors that move prices: an option on an unsourced price moves over a wider range.
+PRICE_FACTORS = ("rent_price_factor", "buy_price_factor")
+#: The smallest price factor a widened range may reach [x] (a price never falls to zero).
+MIN_PRICE_FACTOR = 0.05
+
+
+def _scale_factor(assumptions: pd.DataFrame, label: str, name: str, o: pd.DataFrame) -> Factor:
+    """An assumption that is itself a factor of :func:`evaluate_arrays` (prices, runs a year).
+
+    A price factor moves each option over its range, widened ``estimated_price_range_widening``
+    times around 1 where the option's price is not sourced (``price_sourced``: an analyst estimate
+    or the article's claim), so the tornado and the Monte Carlo treat an estimate as the less
+    certain number it is; the tornado's ``low`` and ``high`` columns show the sourced range."""
     r = assumptions.loc[name]
-    return Factor(label, name, r["value"], r["low"], r["high"], {name: r["low"]}, {name: r["high"]})
+    low, high = float(r["low"]), float(r["high"])
+    if name not in PRICE_FACTORS:
+        return Factor(label, name, r["value"], low, high, {name: low}, {name: high})
+    w = float(assumptions.loc["estimated_price_range_widening"]["value"])
+    sourced = o["price_sourced"].to_numpy(bool)
+    at_low = np.where(sourced, low, max(MIN_PRICE_FACTOR, 1.0 - (1.0 - low) * w))
+    at_high = np.where(sourced, high, 1.0 + (high - 1.0) * w)
+    return Factor(label, name, r["value"], low, high, {name: at_low}, {name: at_high})
 
 
 def _electricity_factor(cat: Catalog, o: pd.DataFrame) -> Factor:
