@@ -10,9 +10,8 @@ import pandas as pd
 
 from ..calibrate import RANGE_QUANTILES
 from ..catalog import Catalog
-from ..model import training_flops
+from ..model import implied_peak_fraction, training_flops
 from ..text import MODE_PHRASE, days_text, duration_text, params_label, runs_text
-from ..units import SECONDS_PER_DAY, TERA
 from .evaluate import TieRule
 from .feasibility import CONSTRAINTS, reason_texts
 from .options import Option
@@ -198,8 +197,7 @@ def impossibility(s: Scenario, catalog: Catalog) -> str | None:
     flops = float(
         training_flops(s.n_active_params or s.n_params, s.tokens, attention="none", method=s.method)
     )
-    available = s.max_gpus * s.deadline_days * SECONDS_PER_DAY * float(fastest[column]) * TERA
-    need = flops / available
+    need = implied_peak_fraction(flops, s.max_gpus, s.deadline_days, float(fastest[column]))
     if need <= 1.0:
         return None
     return (

@@ -2,7 +2,7 @@
 pipeline over them. Arrays in, arrays out; other layers import from here."""
 
 from . import cost
-from .claims import ClaimCheck, check_claim
+from .claims import ClaimCheck, check_claim, implied_peak_fraction
 from .configs import METHODS, PRECISIONS, assumption_values
 from .cost import (
     breakeven_runs_per_year,
@@ -58,6 +58,7 @@ __all__ = [
     "estimate_training",
     "flops_per_token",
     "goodput",
+    "implied_peak_fraction",
     "inference_frame",
     "model_shape",
     "model_state_memory_gb",

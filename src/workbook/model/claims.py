@@ -21,6 +21,13 @@ from .flops import training_flops
 PLAUSIBLE_MFU_BF16 = 0.60
 
 
+def implied_peak_fraction(flops, n_gpus, days, tflops_dense):
+    """Share of the hardware's dense peak a run of ``flops`` [FLOP] must sustain to finish in
+    ``days`` on ``n_gpus`` GPUs of ``tflops_dense`` [TFLOP/s] each: the implied MFU. Above 1 no
+    amount of software can do it."""
+    return flops / (n_gpus * (days * SECONDS_PER_DAY) * (tflops_dense * TERA))
+
+
 @dataclass
 class ClaimCheck:
     """The verdict on a claim, the implied MFU behind it and what the engine estimates instead."""
@@ -87,13 +94,14 @@ def check_claim(
     cat = resolve_catalog(catalog)
     spec = cat.accelerator(accelerator)
     flops = float(training_flops(n_params, n_tokens, seq_len=seq_len, attention=attention))
-    seconds = float(days) * SECONDS_PER_DAY
     peak_bf16 = float(spec["tflops_dense_bf16"]) * TERA
-    available = n_gpus * seconds * peak_bf16
-    mfu = flops / available
+    available = n_gpus * (float(days) * SECONDS_PER_DAY) * peak_bf16
+    mfu = implied_peak_fraction(flops, n_gpus, float(days), float(spec["tflops_dense_bf16"]))
     fp8 = spec["tflops_dense_fp8"]
     mfu_fp8 = (
-        flops / (n_gpus * seconds * float(fp8) * TERA) if fp8 == fp8 and fp8 is not None else None
+        implied_peak_fraction(flops, n_gpus, float(days), float(fp8))
+        if fp8 == fp8 and fp8 is not None
+        else None
     )
     real = estimate_training(
         n_params, n_tokens, accelerator, int(n_gpus), seq_len=seq_len, catalog=cat
