@@ -20,6 +20,8 @@ SECONDS_PER_DAY = SECONDS_PER_HOUR * HOURS_PER_DAY
 DAYS_PER_WEEK = 7.0
 DAYS_PER_YEAR = 365.0
 MONTHS_PER_YEAR = 12.0
+#: Weeks in a (non-leap) year: engineer-weeks to engineer-years [weeks].
+WEEKS_PER_YEAR = DAYS_PER_YEAR / DAYS_PER_WEEK
 #: Hours in a (non-leap) year: the reservation and ownership year [h].
 HOURS_PER_YEAR = DAYS_PER_YEAR * HOURS_PER_DAY
 #: Tokens in the "per million tokens" prices [tokens].

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from workbook.catalog import DATA_DIR, TABLES, CatalogError, load_table, parse_table
+from workbook.catalog.tables import BUYABLE_FACILITY_ROWS, check_references, load_shipped_tables
 
 
 @pytest.mark.parametrize("name", list(TABLES))
@@ -142,3 +143,33 @@ def test_corrupted_file_on_disk_through_load_table(tmp_path):
 def test_data_is_read_relative_to_the_package_not_the_cwd(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert load_table("accelerators").shape[0] >= 23
+
+
+def test_a_new_accelerator_without_its_facility_and_price_rows_is_refused_by_name():
+    """An accelerator row added without the facility rows and default prices the engine needs
+    would price its servers at $0, power its hosts at 0 kW and wait 3.5 days for delivery (the
+    rental wait): refused, naming every missing row."""
+    tables = load_shipped_tables()
+    accs = tables["accelerators"]
+    new = accs[accs["accelerator_id"] == "h100-sxm"].copy()
+    new["accelerator_id"] = "my-new-gpu"
+    tables["accelerators"] = pd.concat([accs, new], ignore_index=True)
+    with pytest.raises(CatalogError) as e:
+        check_references(tables)
+    msg = str(e.value)
+    assert "'my-new-gpu' lacks the rows the engine needs" in msg
+    for row in BUYABLE_FACILITY_ROWS:
+        assert f"facility.csv:{row}:my-new-gpu" in msg
+    assert "prices.csv:my-new-gpu:buy-new" in msg and "prices.csv:my-new-gpu:rent-on-demand" in msg
+
+
+def test_a_new_cloud_only_accelerator_needs_only_a_rental_price():
+    """A rent-only part (like a TPU) is never bought: no facility rows, but a rental price."""
+    tables = load_shipped_tables()
+    accs = tables["accelerators"]
+    new = accs[accs["accelerator_id"] == "tpu-v5p"].copy()
+    new["accelerator_id"] = "my-cloud-chip"
+    tables["accelerators"] = pd.concat([accs, new], ignore_index=True)
+    with pytest.raises(CatalogError, match=r"my-cloud-chip:rent-on-demand") as e:
+        check_references(tables)
+    assert "facility.csv" not in str(e.value)

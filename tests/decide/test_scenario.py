@@ -6,6 +6,7 @@ import pytest
 from decide_cases import BASE
 
 from workbook import Scenario, ScenarioError
+from workbook.decide import WORKLOADS
 
 
 def test_scenario_round_trips_yaml_and_json(tmp_path):
@@ -47,3 +48,18 @@ def test_contradictory_inputs_are_rejected_with_a_reason():
 def test_chinchilla_default_tokens():
     s = Scenario(**dict(BASE, n_tokens=None))
     assert s.tokens == pytest.approx(20 * 70e9)
+
+
+def test_the_removed_inference_heavy_workload_says_what_to_use_instead():
+    """It was computed as full training (issue 14, part 7): refused with the way to compare
+    serving instead, not silently trained."""
+    with pytest.raises(ScenarioError, match=r"workload='inference-heavy': was computed as full"):
+        Scenario(
+            workload="inference-heavy",
+            n_params=7e9,
+            n_tokens=1e9,
+            deadline_days=30,
+            budget_usd=1e5,
+            site_power_kw=100,
+        )
+    assert "inference-heavy" not in WORKLOADS

@@ -87,7 +87,8 @@ def test_changing_cooling_budget_and_preset_changes_the_recommendation(app):
     app._on_preset(
         next(b for b in app.preset_buttons if b.description == "series-a-healthcare-17b-lora")
     )
-    assert "RTX A6000" in app.headline.value  # 2 of them, a near-tie over 1 RTX 6000 Ada
+    # One RTX 6000 Ada in a tower workstation (issue 14, part 6: no 8-GPU server for 1-4 cards).
+    assert "RTX 6000 Ada Generation (one tower workstation)" in app.headline.value
     assert app.inputs["n_params"].value == pytest.approx(17.0)  # shown in billions
 
 

@@ -23,11 +23,15 @@ SOURCE_KINDS = (
     "article",
     "derived",
     "estimate",
+    "regulation",
 )
 VENDORS = ("NVIDIA", "AMD", "Intel", "Google", "AWS")
 SOFTWARE_STACKS = ("cuda", "rocm", "synapse", "xla", "neuron")
 COOLING_OPTIONS = ("air", "liquid", "air|liquid", "cloud")
 AVAILABILITY = ("buy-and-rent", "rent-only")
+#: Where a part is sold new: everywhere export rules allow, or only in China (a China-market variant
+#: such as the H800, made for the 2022 export thresholds).
+SOLD_IN = ("worldwide", "china")
 PRICE_KINDS = (
     "buy-new",
     "buy-used",
@@ -103,6 +107,12 @@ ACCELERATORS = Table(
             "enum",
             allowed=AVAILABILITY,
             doc="rent-only: cloud-only context rows (TPU, Trainium).",
+        ),
+        Column(
+            "sold_in",
+            "enum",
+            allowed=SOLD_IN,
+            doc="Where the part is sold new: worldwide, or china (a China-market variant).",
         ),
         Column(
             "memory_gb", "float", min=1, max=2000, doc="Usable accelerator memory per GPU [GB]."

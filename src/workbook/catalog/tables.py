@@ -298,12 +298,59 @@ def _check_one_default_price(prices: pd.DataFrame) -> None:
         )
 
 
+#: The data/facility.csv rows an accelerator that can be bought needs (the engine prices and
+#: powers its servers from them; a missing one would silently count as 0).
+BUYABLE_FACILITY_ROWS = (
+    "host_overhead_kw_per_node",
+    "nodes_per_rack_max",
+    "server_cost_usd_per_node",
+    "lead_time_weeks",
+)
+
+
+def _missing_rows(tables: dict[str, pd.DataFrame], acc: pd.Series) -> list[str]:
+    """The facility and default-price rows accelerator ``acc`` lacks, as ``table:key`` names."""
+    aid = acc["accelerator_id"]
+    fac = tables["facility"]
+    have = set(fac.loc[fac["accelerator_id"] == aid, "parameter"])
+    prices = tables["prices"]
+    kinds = set(prices.loc[(prices["accelerator_id"] == aid) & prices["is_default"], "kind"])
+    need_prices = ["rent-on-demand"]
+    missing = []
+    if acc["availability"] == "buy-and-rent":
+        missing += [f"facility.csv:{p}:{aid}" for p in BUYABLE_FACILITY_ROWS if p not in have]
+        need_prices.insert(0, "buy-new")
+        if pd.isna(acc["tdp_w"]):
+            missing.append(f"accelerators.csv:{aid}:tdp_w")
+    missing += [f"prices.csv:{aid}:{k} (is_default=true)" for k in need_prices if k not in kinds]
+    return missing
+
+
+def _check_accelerators_complete(tables: dict[str, pd.DataFrame]) -> None:
+    """Every accelerator has the rows the engine needs: a default on-demand price; one that can be
+    bought also a default new price, its board power and :data:`BUYABLE_FACILITY_ROWS`."""
+    accs = tables["accelerators"]
+    lines = list(_lines(accs))
+    for i, (_, acc) in enumerate(accs.iterrows()):
+        line = lines[i] if i < len(lines) else None  # a row added after parsing has no line
+        missing = _missing_rows(tables, acc)
+        if missing:
+            raise CatalogError(
+                "accelerators.csv",
+                line,
+                "accelerator_id",
+                f"{acc['accelerator_id']!r} lacks the rows the engine needs: " + ", ".join(missing),
+            )
+
+
 def check_references(tables: dict[str, pd.DataFrame]) -> None:
-    """Checks across tables: accelerator ids exist, price columns match the kind, and at most one
-    default price per accelerator and kind. Raises :class:`CatalogError`."""
+    """Checks across tables: accelerator ids exist, price columns match the kind, at most one
+    default price per accelerator and kind, and every accelerator has the facility and price rows
+    it needs. Raises :class:`CatalogError`."""
     _check_accelerator_ids(tables)
     _check_price_columns(tables["prices"])
     _check_one_default_price(tables["prices"])
+    _check_accelerators_complete(tables)
 
 
 # --- the shipped data directory ------------------------------------------------------------------

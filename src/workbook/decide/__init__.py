@@ -18,8 +18,10 @@ from .presets import ARTICLE_ADVICE, ARTICLE_OPTION, article_comparison, presets
 from .recommend import Recommendation, recommend
 from .scenario import (
     ACQUISITIONS,
+    FRAMEWORKS,
     MAX_GPUS,
     OBJECTIVES,
+    REGIONS,
     TIME_FACTOR_RANGE,
     WORKLOADS,
     Scenario,
@@ -30,7 +32,9 @@ from .sensitivity import monte_carlo, tornado
 __all__ = [
     "TieRule",
     "ACQUISITIONS",
+    "FRAMEWORKS",
     "MAX_GPUS",
+    "REGIONS",
     "ARTICLE_ADVICE",
     "ARTICLE_OPTION",
     "OBJECTIVES",

@@ -105,6 +105,11 @@ _ESTIMATE = (
     ("derate_s", "s", "seconds the named derates add to a step"),
 )
 _SWEEP = (
+    (
+        "port_time_factor",
+        "x",
+        "a PyTorch team's first TPU port: slower than the tuned stack (1 elsewhere)",
+    ),
     ("time_factor", "x", "the scenario's planned / predicted run time"),
     ("name", "text", "the accelerator's name (data/accelerators.csv)"),
 )
@@ -117,12 +122,15 @@ _OPTIONS = (
     ("node_kw", "kW", "one node: GPUs at TDP plus the host"),
     ("block_kw", "kW", "smallest unit that must share a rack (a node, an NVL72 rack)"),
     ("block_exceeds_rack", "bool", "block_kw is above the rack limit"),
-    ("gpus_per_node", "GPUs", "GPUs per server (data/accelerators.csv)"),
+    ("gpus_per_node", "GPUs", "GPUs per server (data/accelerators.csv), or in the workstation"),
     ("cooling_options", "choice", "designed cooling: air, liquid, air|liquid, cloud"),
     ("software_stack", "choice", "cuda, rocm, synapse, xla, neuron"),
     ("availability", "choice", "buy-and-rent or rent-only"),
+    ("sold_in", "choice", "where the part is sold new: worldwide or china"),
+    ("tpp", "TPP", "export-control Total Processing Performance: dense TFLOP/s x bits"),
     ("lead_time_weeks_new", "weeks", "delivery of new hardware (data/facility.csv)"),
-    ("server_cost_usd_per_node", "USD", "server around the GPUs, per node"),
+    ("workstation", "bool", "1-4 actively cooled cards in one tower workstation, not a server"),
+    ("server_cost_usd_per_node", "USD", "server (or workstation) around the GPUs, per node"),
     ("fabric_cost_usd_per_gpu", "USD/GPU", "scale-out network per GPU (0 on one node)"),
     ("layout", "text", "parallel layout (workbook.text.layout_label)"),
     ("acquisition", "choice", "rent-spot, rent-on-demand, rent-reserved, buy-new, buy-used"),
@@ -134,7 +142,9 @@ _OPTIONS = (
     ("needs_retrofit", "bool", "bought liquid-only hardware for air racks"),
     ("retrofit_usd", "USD", "liquid-cooling retrofit, where the scenario allows it"),
     ("pue", "ratio", "facility power / IT power (liquid after a retrofit)"),
-    ("base_lead_time_days", "days", "wait for the hardware before the lead-time factor"),
+    ("base_lead_time_days", "days", "wait for hardware and any port before the lead-time factor"),
+    ("porting_weeks", "weeks", "weeks to port the team's code to the stack (TPU, Trainium)"),
+    ("porting_usd", "USD", "engineers' cost of that port, charged to the first year"),
     ("spot_overhead", "ratio", "extra run time on spot (preemptions)"),
     ("electricity", "USD/kWh", "electricity price"),
     ("colocation", "USD/kW-month", "colocation price of owned racks"),
@@ -154,10 +164,10 @@ _OPTIONS = (
 )
 _EVALUATE = (
     ("wall_days", "days", "days per run: base x time factors x (1 + spot overhead)"),
-    ("lead_time_days", "days", "wait for the hardware"),
+    ("lead_time_days", "days", "wait for the hardware (and any port to its stack)"),
     ("time_to_result_days", "days", "lead time + one run"),
     ("cost_per_run_usd", "USD", "cost per year / runs per year"),
-    ("cost_per_year_usd", "USD/yr", "rent for the year's runs, or owning for a year"),
+    ("cost_per_year_usd", "USD/yr", "rent for the year's runs (+ any port), or owning a year"),
     ("first_year_cost_usd", "USD", "purchase + a year's energy and colocation, or a year's rent"),
     ("capex_usd", "USD", "purchase price of an owned cluster (0 when rented)"),
     ("usd_per_million_tokens", "USD/Mtoken", "cost per run per million training tokens"),

@@ -47,9 +47,9 @@ def evaluate_arrays(
     Factors [x] scale the base values and may be scalars, per-option arrays, or ``(samples, 1)``
     columns (Monte Carlo), which broadcast to ``(samples, options)``. The keys are the ``evaluate``
     columns of :mod:`workbook.decide.columns`: a rented option costs its runs' rent (a reservation
-    the whole year's), an owned one its yearly ownership
-    (:func:`workbook.model.cost.ownership_per_year`); an owned option's first year is its purchase
-    plus a year's energy and colocation.
+    the whole year's) plus any port of the team's code to its stack, an owned one its yearly
+    ownership (:func:`workbook.model.cost.ownership_per_year`); an owned option's first year is
+    its purchase plus a year's energy and colocation.
     """
     runs = s.runs_per_year * np.asarray(runs_factor, float)
     wall_days = _floats(o, "base_wall_days") * time_factor * (1.0 + _floats(o, "spot_overhead"))
@@ -59,7 +59,8 @@ def evaluate_arrays(
     own = _ownership_costs(o, wall_h, runs, buy_price_factor, electricity_factor)
     is_buy = o["is_buy"].to_numpy(bool)
     reserved = (o["acquisition"] == "rent-reserved").to_numpy(bool)
-    per_year = np.where(is_buy, own["total"], np.where(reserved, reserved_year, rent_run * runs))
+    rent_year = np.where(reserved, reserved_year, rent_run * runs) + _floats(o, "porting_usd")
+    per_year = np.where(is_buy, own["total"], rent_year)
     per_run = per_year / runs
     first_year = np.where(is_buy, own["first_year"], per_year)
     lead = _floats(o, "base_lead_time_days") * lead_time_factor

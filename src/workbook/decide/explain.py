@@ -120,17 +120,27 @@ def pick_sentence(s: Scenario, top: pd.Series) -> str:
             f"{k} NVL72 rack{'s' if k > 1 else ''}",
             (", liquid-cooled" if top["is_buy"] else ""),
         )
+    elif top["is_buy"] and top["workstation"]:
+        shape, where = "one tower workstation", ""
     else:
         shape = f"{nodes} node{'s' if nodes > 1 else ''}"
+    kw = top["facility_kw"]
     power = (
-        f"{top['facility_kw']:,.0f} kW of facility power"
+        f"{kw:,.{1 if kw < 10 else 0}f} kW of facility power"
         if top["is_buy"]
         else "no site power needed (the cloud's racks)"
+    )
+    port = top["porting_weeks"]
+    waits = (
+        f"lead time and the port of your code to {top['software_stack'].upper()} "
+        f"({port:g} weeks, ${top['porting_usd']:,.0f} of engineering) included"
+        if port > 0
+        else "lead time included"
     )
     return (
         f"{verb.capitalize()} {int(top['n_gpus'])} x {top['name']} ({shape}{where}): "
         f"{duration_text(top['wall_days'])} per run ({days_text(top['time_to_result_days'])} from "
-        f"the decision to a finished run, lead time included), ${top['cost_per_run_usd']:,.0f} per "
+        f"the decision to a finished run, {waits}), ${top['cost_per_run_usd']:,.0f} per "
         f"run (${top['cost_per_year_usd']:,.0f} a year for {runs_text(s.runs_per_year)}), {power}."
     )
 

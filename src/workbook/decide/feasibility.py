@@ -127,6 +127,7 @@ def _availability_reasons(r: StaticReasons, s: Scenario, o: pd.DataFrame, a: dic
         (mode == "buy-used") & (not s.used_hardware_allowed),
         "used hardware not allowed",
     )
+    _export_reasons(r, s, o, a)
     r.fail("availability", o["price"].isna(), lambda m: f"no {m} price in data/prices.csv", mode)
     r.fail(
         "availability",
@@ -138,6 +139,26 @@ def _availability_reasons(r: StaticReasons, s: Scenario, o: pd.DataFrame, a: dic
         "availability",
         (mode == "rent-spot") & (o["n_gpus"] > spot_max),
         f"spot capacity beyond {spot_max:g} GPUs is not dependable",
+    )
+
+
+def _export_reasons(r: StaticReasons, s: Scenario, o: pd.DataFrame, a: dict) -> None:
+    """Where a part may be bought: China-market variants only in China; export-controlled parts
+    (TPP at or above data/assumptions.csv export_control_tpp) not in region ``china``."""
+    r.fail(
+        "availability",
+        o["is_buy"] & (o["sold_in"] == "china") & (s.region != "china"),
+        "a China-market variant: sold new only in China (buy the worldwide part instead)",
+    )
+    limit = a["export_control_tpp"]
+    r.fail(
+        "availability",
+        o["is_buy"] & (o["tpp"] >= limit) & (s.region == "china"),
+        lambda t: (
+            f"export-controlled: TPP {t:,.0f} >= {limit:,.0f} (US BIS rule of 2023-10-17, "
+            "ECCN 3A090.a) cannot be bought for China"
+        ),
+        o["tpp"],
     )
 
 

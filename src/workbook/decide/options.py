@@ -18,7 +18,7 @@ import pandas as pd
 from ..catalog import Catalog, load_catalog
 from ..model import assumption_values, cluster_power, estimate_frame
 from ..text import layout_labels
-from ..units import DAYS_PER_WEEK
+from ..units import DAYS_PER_WEEK, WEEKS_PER_YEAR
 from .feasibility import static_feasibility
 from .scenario import ACQUISITIONS, Scenario
 
@@ -168,7 +168,9 @@ def sweep(s: Scenario, cat: Catalog | None = None) -> pd.DataFrame:
     cat = cat or load_catalog()
     acc = _swept_accelerators(s, cat)
     est = estimate_frame(_configurations(s, acc), catalog=cat)
-    _apply_time_factor(est, s.time_factor)
+    est["port_time_factor"] = port_time_factor(s, est["accelerator"].to_numpy(object), cat)
+    _apply_time_factor(est, s.time_factor * est["port_time_factor"].to_numpy(float))
+    est["time_factor"] = s.time_factor
     spec = acc.set_index("accelerator_id")
     est["name"] = spec.loc[est["accelerator"], "name"].to_numpy()
     return est
@@ -207,15 +209,46 @@ def _configurations(s: Scenario, acc: pd.DataFrame) -> pd.DataFrame:
     return cfg
 
 
-def _apply_time_factor(est: pd.DataFrame, time_factor: float) -> None:
-    """Scale the whole-run times by the scenario's time factor (a pilot run's measured / predicted
-    time) and divide the rates by it, in place; the step-time breakdown stays as predicted."""
-    est["time_factor"] = time_factor
-    if time_factor != 1.0:
+def _stacks(acc_ids: np.ndarray, cat: Catalog) -> np.ndarray:
+    """The software stack (data/accelerators.csv) of every row's accelerator."""
+    spec = cat.tables["accelerators"].set_index("accelerator_id")
+    return spec.loc[acc_ids, "software_stack"].to_numpy(object)
+
+
+def port_time_factor(s: Scenario, acc_ids: np.ndarray, cat: Catalog) -> np.ndarray:
+    """Time multiplier of a PyTorch team's first port to TPU [x]: software_maturity_xla /
+    pytorch_on_xla_maturity (data/assumptions.csv) on XLA parts when
+    :attr:`Scenario.framework` is ``pytorch``, 1 elsewhere (a JAX team runs the tuned stack the
+    engine's XLA maturity describes)."""
+    a = assumption_values(cat)
+    slower = a["software_maturity_xla"] / a["pytorch_on_xla_maturity"]
+    xla = _stacks(acc_ids, cat) == "xla"
+    return np.where(xla & (s.framework == "pytorch"), slower, 1.0)
+
+
+def porting_weeks(s: Scenario, acc_ids: np.ndarray, cat: Catalog) -> np.ndarray:
+    """Weeks before a team's first useful run on a stack it does not use today [weeks]: TPU (XLA)
+    for a PyTorch team, Trainium (Neuron) for every team (data/assumptions.csv
+    porting_weeks_xla, porting_weeks_neuron); 0 elsewhere."""
+    a = assumption_values(cat)
+    stack = _stacks(acc_ids, cat)
+    return np.select(
+        [(stack == "xla") & (s.framework == "pytorch"), stack == "neuron"],
+        [a["porting_weeks_xla"], a["porting_weeks_neuron"]],
+        0.0,
+    )
+
+
+def _apply_time_factor(est: pd.DataFrame, time_factor) -> None:
+    """Scale the whole-run times by ``time_factor`` (the scenario's pilot-run factor times any
+    port derate; a scalar or one per row) and divide the rates by it, in place; the step-time
+    breakdown stays as predicted."""
+    factor = np.asarray(time_factor, float)
+    if np.any(factor != 1.0):
         for c in TIME_COLUMNS:
-            est[c] = est[c] * time_factor
+            est[c] = est[c] * factor
         for c in RATE_COLUMNS:
-            est[c] = est[c] / time_factor
+            est[c] = est[c] / factor
 
 
 # ----------------------------------------------------------------------------------------------
@@ -239,6 +272,24 @@ def _by_accelerator(cat: Catalog, parameter: str, acc_ids: np.ndarray) -> np.nda
     return cat.param_by_accelerator("facility", parameter).reindex(acc_ids).to_numpy(float)
 
 
+def _chassis(cat: Catalog, acc_ids: np.ndarray, n_gpus: np.ndarray, gpus_per_node: np.ndarray):
+    """What holds each configuration's GPUs: one workstation where the part has a workstation
+    form (data/facility.csv ``workstation_*`` rows: actively cooled cards) and the cluster has at
+    most ``workstation_max_gpus`` cards, else servers of ``gpus_per_node``. Returns arrays
+    ``workstation`` (bool), ``gpus_per_node`` (the workstation's cards where one), ``host_kw`` and
+    ``server_usd`` per node [kW, USD]."""
+    ws_max = _by_accelerator(cat, "workstation_max_gpus", acc_ids)
+    ws = np.nan_to_num(ws_max, nan=0.0) >= n_gpus
+    host = np.nan_to_num(_by_accelerator(cat, "host_overhead_kw_per_node", acc_ids), nan=0.0)
+    server = np.nan_to_num(_by_accelerator(cat, "server_cost_usd_per_node", acc_ids), nan=0.0)
+    return {
+        "workstation": ws,
+        "gpus_per_node": np.where(ws, n_gpus, gpus_per_node),
+        "host_kw": np.where(ws, _by_accelerator(cat, "workstation_host_kw", acc_ids), host),
+        "server_usd": np.where(ws, _by_accelerator(cat, "workstation_cost_usd", acc_ids), server),
+    }
+
+
 def configuration_columns(est: pd.DataFrame, cat: Catalog, site: dict) -> pd.DataFrame:
     """Power, spec and hardware-cost columns of every configuration of the sweep (rows of ``est``):
     :data:`POWER_COLUMNS` of :func:`workbook.model.cluster_power` at the site's rack limit and PUE,
@@ -246,15 +297,15 @@ def configuration_columns(est: pd.DataFrame, cat: Catalog, site: dict) -> pd.Dat
     fabric costs, and the parallel layout."""
     spec = cat.tables["accelerators"].set_index("accelerator_id")
     acc_ids = est["accelerator"].to_numpy(object)
-    gpn = spec.loc[acc_ids, "gpus_per_node"].to_numpy(float)
+    n = est["n_gpus"].to_numpy(float)
+    box = _chassis(cat, acc_ids, n, spec.loc[acc_ids, "gpus_per_node"].to_numpy(float))
+    gpn = box["gpus_per_node"]
     tdp = spec.loc[acc_ids, "tdp_w"].to_numpy(float)
     power = cluster_power(
-        est["n_gpus"].to_numpy(float),
+        n,
         gpus_per_node=gpn,
         tdp_w=np.where(np.isfinite(tdp), tdp, 1.0),
-        host_overhead_kw=np.nan_to_num(
-            _by_accelerator(cat, "host_overhead_kw_per_node", acc_ids), nan=0.0
-        ),
+        host_overhead_kw=box["host_kw"],
         rack_limit_kw=site["rack_limit_kw"],
         nodes_per_rack_max=np.nan_to_num(
             _by_accelerator(cat, "nodes_per_rack_max", acc_ids), nan=1.0
@@ -269,16 +320,29 @@ def configuration_columns(est: pd.DataFrame, cat: Catalog, site: dict) -> pd.Dat
         cooling_options=spec.loc[acc_ids, "cooling_options"].to_numpy(object),
         software_stack=spec.loc[acc_ids, "software_stack"].to_numpy(object),
         availability=spec.loc[acc_ids, "availability"].to_numpy(object),
+        sold_in=spec.loc[acc_ids, "sold_in"].to_numpy(object),
+        tpp=total_processing_performance(spec.loc[acc_ids]),
         lead_time_weeks_new=_by_accelerator(cat, "lead_time_weeks", acc_ids),
-        server_cost_usd_per_node=np.nan_to_num(
-            _by_accelerator(cat, "server_cost_usd_per_node", acc_ids), nan=0.0
-        ),
+        workstation=box["workstation"],
+        server_cost_usd_per_node=box["server_usd"],
         fabric_cost_usd_per_gpu=np.where(
             power["nodes"] > 1, fabric_cost.reindex(est["fabric"]).to_numpy(float), 0.0
         ),
         layout=layout_labels(est).to_numpy(object),
     )
     return pd.DataFrame(cols, index=est.index)
+
+
+def total_processing_performance(spec: pd.DataFrame) -> np.ndarray:
+    """The US export rules' Total Processing Performance of each accelerator row [TPP]: dense
+    TFLOP/s at a precision x its bit length (2 x MacTOPS x bits), the highest over BF16, FP8 and
+    FP4 (BIS rule of 2023-10-17, ECCN 3A090; data/assumptions.csv export_control_tpp)."""
+    per_precision = [
+        spec["tflops_dense_bf16"].to_numpy(float) * 16,
+        np.nan_to_num(spec["tflops_dense_fp8"].to_numpy(float)) * 8,
+        np.nan_to_num(spec["tflops_dense_fp4"].to_numpy(float)) * 4,
+    ]
+    return np.max(per_precision, axis=0)
 
 
 def _mode_prices(cat: Catalog, acc_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -322,9 +386,14 @@ def per_mode(s: Scenario, base: pd.DataFrame, cat: Catalog, a: dict, site: dict)
         is_buy & (o["cooling_options"].to_numpy(object) == "liquid") & (s.cooling == "air")
     )
     retro = needs_retrofit & s.allow_liquid_retrofit
-    lead_days = DAYS_PER_WEEK * _lead_time_weeks(
-        cat, mode, o["lead_time_weeks_new"].to_numpy(float)
+    acc_ids = o["accelerator"].to_numpy(object)
+    port_weeks = porting_weeks(s, acc_ids, cat)
+    lead_days = DAYS_PER_WEEK * (
+        _lead_time_weeks(cat, mode, o["lead_time_weeks_new"].to_numpy(float)) + port_weeks
     )
+    team_usd_per_year = a["porting_engineers"] * a["engineer_cost_usd_per_year"]
+    engineers_usd_per_week = team_usd_per_year / WEEKS_PER_YEAR
+    port_usd = port_weeks * engineers_usd_per_week
     extra = dict(
         acquisition=mode,
         price=price,
@@ -345,6 +414,8 @@ def per_mode(s: Scenario, base: pd.DataFrame, cat: Catalog, a: dict, site: dict)
         pue=np.where(retro, cat.param("facility", "pue_liquid"), site["pue"]),
         lead_time_days=lead_days,
         base_lead_time_days=lead_days,
+        porting_weeks=port_weeks,
+        porting_usd=port_usd,
         spot_overhead=np.where(mode == "rent-spot", a["spot_preemption_overhead"], 0.0),
         electricity=np.full(len(o), site["electricity"]),
         colocation=np.full(len(o), cat.param("facility", "colocation_usd_per_kw_month")),

@@ -16,9 +16,26 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ..model import chinchilla_tokens
 
-WORKLOADS = ("pretrain", "continued-pretrain", "full-finetune", "lora", "qlora", "inference-heavy")
+WORKLOADS = ("pretrain", "continued-pretrain", "full-finetune", "lora", "qlora")
+#: Workloads no longer offered, with what to use instead (named in the error).
+REMOVED_WORKLOADS = {
+    "inference-heavy": (
+        "was computed as full training, not as serving, so it was removed; choose the training "
+        "workload (pretrain, continued-pretrain, full-finetune, lora, qlora) and compare serving "
+        "with workbook.inference_frame ($ per million tokens served; notebook "
+        "06_article_claims_checked checks the article's 'H200 or L40S for inference-heavy')"
+    )
+}
 ACQUISITIONS = ("rent-spot", "rent-on-demand", "rent-reserved", "buy-new", "buy-used")
 OBJECTIVES = ("cheapest-within-deadline", "fastest-within-budget")
+#: Where the hardware is bought: ``unrestricted`` (the US and the countries its export rules do not
+#: single out) or ``china`` (China, Macau and the other destinations of the US BIS
+#: advanced-computing controls, country groups D:1, D:4, D:5; data/assumptions.csv
+#: export_control_tpp).
+REGIONS = ("unrestricted", "china")
+#: The framework the team's training code is written in (cloud-only TPUs cost a port to a
+#: PyTorch team: data/assumptions.csv porting_weeks_xla).
+FRAMEWORKS = ("pytorch", "jax")
 
 #: Workload -> training method of the estimation engine.
 WORKLOAD_METHOD = {
@@ -27,7 +44,6 @@ WORKLOAD_METHOD = {
     "full-finetune": "full",
     "lora": "lora",
     "qlora": "qlora",
-    "inference-heavy": "full",
 }
 
 
@@ -115,6 +131,21 @@ class Scenario(BaseModel):
     rocm_experience: bool = Field(
         False, description="The team has shipped training on ROCm before."
     )
+    framework: Literal[FRAMEWORKS] = Field(
+        "pytorch",
+        description=(
+            "The team's training framework: a PyTorch team pays a port (weeks and engineers) "
+            "to train on TPU or Trainium."
+        ),
+    )
+    region: Literal[REGIONS] = Field(
+        "unrestricted",
+        description=(
+            "Where the hardware is bought: 'china' (China, Macau, other US-controlled "
+            "destinations) rules out buying export-controlled parts; China-market variants "
+            "(H800) are sold new only there."
+        ),
+    )
     time_factor: float = Field(
         1.0,
         ge=TIME_FACTOR_RANGE[0],
@@ -163,6 +194,13 @@ class Scenario(BaseModel):
             super().__init__(**data)
         except ValidationError as e:
             raise _scenario_error(e, data) from None
+
+    @field_validator("workload", mode="before")
+    @classmethod
+    def _removed_workload(cls, v):
+        if isinstance(v, str) and v in REMOVED_WORKLOADS:
+            raise ValueError(REMOVED_WORKLOADS[v])
+        return v
 
     @field_validator("name")
     @classmethod

@@ -40,7 +40,8 @@ def cluster_power(
     Parameters
     ----------
     n_gpus : array
-        GPUs [count]; nodes = ceil(n_gpus / gpus_per_node).
+        GPUs [count]; nodes = ceil(n_gpus / gpus_per_node). IT power counts the GPUs installed
+        (a part-filled node draws its cards' power, not a full node's) plus each node's host.
     gpus_per_node, tdp_w, host_overhead_kw
         Node shape and power (see :func:`node_power_kw`).
     rack_limit_kw : array
@@ -61,7 +62,9 @@ def cluster_power(
     gpn = np.asarray(gpus_per_node, float)
     node_kw = node_power_kw(gpus_per_node, tdp_w, host_overhead_kw)
     nodes = np.ceil(n / gpn)
-    it_kw = nodes * node_kw
+    # The GPUs installed draw power, not the node's empty slots (one card in an 8-slot server is
+    # one card's board power plus the host).
+    it_kw = n * np.asarray(tdp_w, float) / KILO + nodes * np.asarray(host_overhead_kw, float)
     limit = np.asarray(check_number("rack_limit_kw", rack_limit_kw, positive=True), float)
     per_rack_space = np.asarray(nodes_per_rack_max, float)
     domain = gpn if scale_up_domain_gpus is None else np.asarray(scale_up_domain_gpus, float)
@@ -73,7 +76,7 @@ def cluster_power(
     per_rack = np.where(rack_scale, block_nodes, np.minimum(by_power, per_rack_space))
     per_rack = np.maximum(per_rack, 1.0)
     racks = np.ceil(nodes / per_rack)
-    rack_kw = np.minimum(nodes, per_rack) * node_kw
+    rack_kw = np.minimum(it_kw, np.minimum(nodes, per_rack) * node_kw)
     return {
         "nodes": nodes,
         "node_kw": node_kw,

@@ -19,7 +19,15 @@ from urllib.parse import parse_qs
 import ipywidgets as w
 from ipywidgets.widgets.widget_description import DescriptionStyle
 
-from ...decide import ACQUISITIONS, OBJECTIVES, WORKLOADS, Scenario, presets
+from ...decide import (
+    ACQUISITIONS,
+    FRAMEWORKS,
+    OBJECTIVES,
+    REGIONS,
+    WORKLOADS,
+    Scenario,
+    presets,
+)
 from ...units import GIGA
 
 #: The scenario the app opens with (when no ``?preset=`` link names another).
@@ -47,6 +55,7 @@ FIELDS: dict[str, list[tuple[str, str, str, Any]]] = {
         ("acquisition_modes", "Ways to get GPUs", "multi", ACQUISITIONS),
         ("used_hardware_allowed", "Used hardware allowed", "bool", None),
         ("sourced_prices_only", "Sourced prices only", "bool", None),
+        ("region", "Where you buy (export rules)", "choice", REGIONS),
     ],
     "power": [
         ("site_power_kw", "Site power for the cluster (kW)", "float", 1),
@@ -59,6 +68,7 @@ FIELDS: dict[str, list[tuple[str, str, str, Any]]] = {
         ("team_size", "ML team size (people)", "int", 1),
         ("platform_engineers", "Platform engineers", "int", 1),
         ("rocm_experience", "Team has shipped on ROCm", "bool", None),
+        ("framework", "Training framework", "toggle", FRAMEWORKS),
         ("time_factor", "Your stack's time vs the engine (x)", "float", 1),
     ],
 }
