@@ -24,11 +24,18 @@ from typing import Iterable
 
 import pandas as pd
 
+from ..text import NO_SOURCE
+from .derived import check_derivations, follow_overrides, price_column
 from .schema import TABLES, Table
 from .tables import CatalogError, check_references, parse_table
 
 #: The key column of the tables overridden by a plain id.
-_KEY_COLUMN = {"accelerators": "accelerator_id", "fabrics": "fabric_id", "prices": "price_id"}
+_KEY_COLUMN = {
+    "accelerators": "accelerator_id",
+    "fabrics": "fabric_id",
+    "prices": "price_id",
+    "price_derivations": "price_id",
+}
 #: Columns an overrides file must have (``source`` and ``notes`` are optional).
 _NEEDED_COLUMNS = ["table", "key", "column", "value"]
 
@@ -108,11 +115,11 @@ def _default_price_rows(df: pd.DataFrame, o: Override) -> tuple[pd.DataFrame, pd
         price_id=f"override-{acc}-{kind}",
         accelerator_id=acc,
         kind=kind,
-        provider="user override",
+        provider="user override" if o.source else NO_SOURCE,
         price_date=dt.date.today().isoformat(),
         source_kind="estimate",
         is_default=True,
-        source_url=o.source or "user override",
+        source_url=f"user override: {o.source}" if o.source else NO_SOURCE,
         accessed=dt.date.today().isoformat(),
         notes=o.notes,
     )
@@ -133,8 +140,10 @@ def _id_rows(df: pd.DataFrame, o: Override) -> pd.Series:
     return mask
 
 
-def apply_override(tables: dict[str, pd.DataFrame], o: Override) -> None:
-    """Set the override's cell in ``tables`` (in place) and note it in the row's provenance."""
+def apply_override(tables: dict[str, pd.DataFrame], o: Override) -> list[str]:
+    """Set the override's cell in ``tables`` (in place) and note it in the row's provenance.
+
+    Returns the price_ids whose price the override set (empty for other cells)."""
     _check_target(tables, o)
     df = tables[o.table]
     if o.table in ("facility", "assumptions"):
@@ -145,29 +154,37 @@ def apply_override(tables: dict[str, pd.DataFrame], o: Override) -> None:
         mask = _id_rows(df, o)
     df[o.column] = df[o.column].astype(object)
     df.loc[mask, o.column] = o.value
-    if "source_url" in df.columns and o.source:
-        df.loc[mask, "source_url"] = f"user override: {o.source}"
+    if "source_url" in df.columns:
+        df.loc[mask, "source_url"] = f"user override: {o.source}" if o.source else NO_SOURCE
     if "notes" in df.columns:
         df.loc[mask, "notes"] = f"overridden ({o.column}={o.value}) {o.notes}".strip()
     if "accessed" in df.columns:
         df.loc[mask, "accessed"] = dt.date.today().isoformat()
     tables[o.table] = df
+    if o.table != "prices":
+        return []
+    hit = df[mask]
+    return [
+        pid for pid, kind in zip(hit["price_id"], hit["kind"]) if price_column(kind) == o.column
+    ]
 
 
 def overridden_tables(
     tables: dict[str, pd.DataFrame], overrides: Iterable[Override | dict]
-) -> tuple[dict[str, pd.DataFrame], list[Override]]:
-    """Copies of ``tables`` with the overrides applied and re-validated, and the overrides applied.
+) -> tuple[dict[str, pd.DataFrame], list[Override], list[dict]]:
+    """Copies of ``tables`` with the overrides applied and re-validated, the overrides applied, and
+    the derived prices they moved (:func:`~workbook.catalog.derived.follow_overrides`).
 
     Every table goes back through :func:`parse_table` and :func:`check_references`, so an override
     is held to the same schema as the shipped rows.
     """
     copies = {k: v.copy() for k, v in tables.items()}
-    applied = []
+    applied, own = [], set()
     for o in overrides:
         o = o if isinstance(o, Override) else Override(**o)
-        apply_override(copies, o)
+        own.update(apply_override(copies, o))
         applied.append(o)
+    moved = follow_overrides(tables, copies, own)
     checked = {
         name: parse_table(
             TABLES[name], table_to_csv(df, TABLES[name]), f"{name}.csv (with overrides)"
@@ -175,7 +192,8 @@ def overridden_tables(
         for name, df in copies.items()
     }
     check_references(checked)
-    return checked, applied
+    check_derivations(checked)
+    return checked, applied, moved
 
 
 def read_overrides(path: str | Path) -> list[Override]:

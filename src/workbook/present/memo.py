@@ -21,6 +21,7 @@ import pandas as pd
 
 from ..catalog import Catalog
 from ..decide import Option, Recommendation, Scenario, ScenarioError, recommend
+from ..text import derived_text, overrides_text
 from . import charts
 from .format import cell, escape, html_table, links, pick_columns
 from .render import resolve_scenario
@@ -360,17 +361,9 @@ def _price_table(prices: pd.DataFrame, accelerator: str | None) -> pd.DataFrame:
 
 def _provenance(snapshot: dict) -> str:
     """The data snapshot line: hash, latest source, overrides, when and by which version."""
-    overrides = snapshot.get("overrides") or []
-    applied = (
-        escape(
-            "; ".join(
-                f"{o.get('table')}:{o.get('key')}.{o.get('column')}={o.get('value')}"
-                for o in overrides
-            )
-        )
-        if overrides
-        else "none"
-    )
+    applied = overrides_text(snapshot.get("overrides") or [])
+    moved = derived_text(snapshot.get("derived") or [])
+    applied = escape(applied + (f"; derived prices recomputed: {moved}" if moved else ""))
     generated = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     return (
         '<p class="provenance">'

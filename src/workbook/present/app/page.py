@@ -34,6 +34,7 @@ from ...decide import (
     presets,
     recommend,
 )
+from ...text import snapshot_line
 from ...units import MEGA
 from .. import charts
 from ..format import download_link, escape, html_table
@@ -448,8 +449,7 @@ class WorkbookApp:
             ["parameter", "value", "low", "high", "unit", "source_kind", "source_url", "accessed"]
         ]
         return (
-            f"<p class='wb-small'>Data snapshot {snap['data_hash']} (latest source read "
-            f"{snap['latest_accessed']}); overrides: {len(snap['overrides'])}. "
+            f"<p class='wb-small'>D{escape(snapshot_line(snap))[1:]}. "
             "Tables in data/*.csv, documented in data/README.md.</p>"
             + self._price_html()
             + _fmt_table(table)
