@@ -6,6 +6,7 @@ the memo; the snapshot line says which data a result used.
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Iterable, Mapping
 
 import pandas as pd
@@ -82,6 +83,22 @@ def layout_labels(frame: pd.DataFrame) -> pd.Series:
     return pd.Series(
         [layout_label(*r) for r in zip(*(frame[c] for c in cols))], index=frame.index, dtype=object
     )
+
+
+#: The longest a rejected value is shown in an error message [characters] (issue 13: a 50 MB value
+#: must not become a 50 MB message).
+SHOWN_CHARS = 200
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = SHOWN_CHARS
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = 8
+_REPR.maxlevel = 3
+
+
+def shown(value) -> str:
+    """``repr(value)`` for an error message, at most :data:`SHOWN_CHARS` characters (``...`` where
+    cut); bounded in time and memory however large or deeply nested the value is."""
+    text = _REPR.repr(value)
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 3] + "..."
 
 
 #: How an override without its own source is marked in every output (issue 13).

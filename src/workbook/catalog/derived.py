@@ -169,7 +169,6 @@ def follow_overrides(
         mask = prices["price_id"] == pid
         kind = prices.loc[mask, "kind"].iloc[0]
         col = price_column(kind)
-        prices[col] = prices[col].astype(object)
         prices.loc[mask, col] = now
         prices["notes"] = prices["notes"].astype(object)
         prices.loc[mask, "notes"] = f"recomputed after your overrides: {formula} = {now:.4g}"

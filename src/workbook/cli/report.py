@@ -23,6 +23,7 @@ from typing import Any
 
 import yaml
 
+from ..catalog import CatalogError, load_catalog
 from ..decide import Scenario, ScenarioError
 from ..present.render import (
     CHROMIUM,
@@ -59,6 +60,15 @@ def add_parser(sub) -> argparse.ArgumentParser:
         default=[],
         metavar="KEY=VALUE",
         help="override a scenario field (repeatable; value read as YAML)",
+    )
+    r.add_argument(
+        "--overrides",
+        dest="overrides_file",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="an overrides CSV (table,key,column,value,source,notes): your own prices and specs "
+        "for every memo (README: Your own numbers)",
     )
     r.add_argument(
         "--pdf",
@@ -123,6 +133,11 @@ def _flag_problem(args: argparse.Namespace) -> str:
         return "-o/--output takes one scenario; use --out-dir for several"
     if args.timeout is not None and not args.timeout > 0:
         return f"--timeout={args.timeout!r}: must be > 0 seconds"
+    if args.overrides_file is not None:
+        try:
+            load_catalog(args.overrides_file)
+        except CatalogError as e:
+            return f"--overrides: {e}"
     return ""
 
 
@@ -164,7 +179,7 @@ def _pdf_wanted(pdf: bool) -> tuple[bool, int]:
     return pdf, EXIT_OK
 
 
-def _render_all(jobs: list[Job], pdf: bool, timeout_s: float) -> int:
+def _render_all(jobs: list[Job], pdf: bool, timeout_s: float, overrides: Path | None) -> int:
     """Render every job (a progress bar for a batch); each report reaches its path only when its
     run succeeded. Returns how many failed."""
     from tqdm import tqdm
@@ -176,7 +191,7 @@ def _render_all(jobs: list[Job], pdf: bool, timeout_s: float) -> int:
         t0 = time.perf_counter()
         try:
             written = render_report(
-                job.scenario, job.target, preset=job.preset, pdf=pdf, timeout_s=timeout_s
+                job.scenario, job.target, job.preset, pdf, timeout_s, overrides=overrides
             )
         except ReportError as e:
             failed += 1
@@ -208,5 +223,5 @@ def report(args: argparse.Namespace) -> int:
             print(f"error: {msg}", file=sys.stderr)
         return EXIT_USAGE
     pdf, code = _pdf_wanted(args.pdf)
-    failed = _render_all(jobs, pdf, args.timeout or DEFAULT_TIMEOUT_S)
+    failed = _render_all(jobs, pdf, args.timeout or DEFAULT_TIMEOUT_S, args.overrides_file)
     return EXIT_FAILED if failed else code

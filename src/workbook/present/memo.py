@@ -19,7 +19,7 @@ from importlib.metadata import PackageNotFoundError, version
 import altair as alt
 import pandas as pd
 
-from ..catalog import Catalog
+from ..catalog import Catalog, load_catalog
 from ..decide import Option, Recommendation, Scenario, ScenarioError, recommend
 from ..text import derived_text, overrides_text
 from . import charts
@@ -56,7 +56,10 @@ class Memo:
 
 
 def memo(
-    scenario: Scenario | str | None = None, preset: str = "", rec: Recommendation | None = None
+    scenario: Scenario | str | None = None,
+    preset: str = "",
+    rec: Recommendation | None = None,
+    overrides: str | None = None,
 ) -> Memo:
     """Build the decision memo for a scenario.
 
@@ -70,6 +73,8 @@ def memo(
         label.
     rec
         A :func:`workbook.decide.recommend` result to present; computed when None.
+    overrides
+        The path of an overrides CSV the recommendation is computed with (None: shipped data).
     """
     if isinstance(scenario, str):
         scenario = Scenario.from_yaml(scenario) if scenario.strip() else None
@@ -78,7 +83,7 @@ def memo(
             raise ScenarioError([("scenario_yaml", "", "is empty and no preset is given")])
         scenario, preset = resolve_scenario(preset)
     if rec is None:
-        rec = recommend(scenario)
+        rec = recommend(scenario, catalog=load_catalog(overrides))
     sentence = recommendation_sentence(rec)
     sections = [
         _section_recommendation(scenario, rec, sentence, preset),

@@ -97,8 +97,10 @@ def execute_report(
     preset: str = "",
     timeout_s: float = DEFAULT_TIMEOUT_S,
     notebook: Path = REPORT_NOTEBOOK,
+    overrides: str | Path | None = None,
 ) -> None:
-    """Run the report notebook with papermill (parameters ``scenario_yaml``, ``preset``).
+    """Run the report notebook with papermill (parameters ``scenario_yaml``, ``preset``,
+    ``overrides``: the absolute path of an overrides CSV, or None).
 
     ``timeout_s`` [s] limits each cell. Any failure raises :class:`ReportError` in one line."""
     import papermill as pm
@@ -109,7 +111,11 @@ def execute_report(
         pm.execute_notebook(
             str(notebook),
             str(output_notebook),
-            parameters={"scenario_yaml": scenario.to_yaml(), "preset": preset},
+            parameters={
+                "scenario_yaml": scenario.to_yaml(),
+                "preset": preset,
+                "overrides": None if overrides is None else str(Path(overrides).resolve()),
+            },
             kernel_name="python3",
             km=km,
             cwd=str(notebook.parent),
@@ -216,8 +222,10 @@ def render_report(
     pdf: bool = False,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     notebook: Path = REPORT_NOTEBOOK,
+    overrides: str | Path | None = None,
 ) -> list[Path]:
-    """Execute the report for ``scenario``; write the HTML memo to ``output`` (a PDF beside it).
+    """Execute the report for ``scenario``; write the HTML memo to ``output`` (a PDF beside it),
+    computed with the overrides CSV ``overrides`` (a path; None: the shipped data).
 
     Everything is produced in a temporary folder; files reach ``output`` only when the whole run
     succeeded (the PDF, if asked for, is checked before either file is moved). ``timeout_s`` [s]
@@ -232,7 +240,9 @@ def render_report(
     with tempfile.TemporaryDirectory(prefix="workbook-report-") as tmp:
         tmpd = Path(tmp)
         executed, html_tmp, pdf_tmp = tmpd / "report.ipynb", tmpd / "memo.html", tmpd / "memo.pdf"
-        execute_report(scenario, executed, preset=preset, timeout_s=timeout_s, notebook=notebook)
+        execute_report(
+            scenario, executed, preset, timeout_s=timeout_s, notebook=notebook, overrides=overrides
+        )
         _export(executed, html_tmp, title=f"Decision memo: {scenario.name}")
         written = [output, output.with_suffix(".pdf")] if pdf else [output]
         if pdf:
