@@ -83,7 +83,7 @@ def test_scenario_stem_is_the_file_stem_or_the_preset():
 
 def test_timeout_must_be_positive(capsys):
     assert main(["report", PRESETS[0], "--timeout", "0"]) == 2
-    assert "--timeout=0.0: must be > 0 seconds" in capsys.readouterr().err
+    assert "--timeout=0.0: allowed: > 0 and <= 86400 seconds" in capsys.readouterr().err
 
 
 def test_two_scenarios_writing_one_file_stop_the_batch(tmp_path, capsys):

@@ -13,6 +13,7 @@ The command line is ``python -m workbook report`` (:mod:`workbook.cli.report`).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -186,6 +187,36 @@ def print_pdf(html_path: Path, pdf_path: Path, timeout_s: float = PDF_TIMEOUT_S)
 
 
 # --- the files ----------------------------------------------------------------------------------
+def _lock_path(output: Path) -> Path:
+    return output.parent / f".{output.name}.lock"
+
+
+@contextlib.contextmanager
+def claim_outputs(outputs: list[Path]):
+    """Claim every output for this run (a ``.NAME.lock`` file beside it, created exclusively), and
+    release them on every exit, Ctrl-C included. A path another run has claimed raises
+    :class:`ReportError` before anything runs."""
+    claimed: list[Path] = []
+    try:
+        for out in outputs:
+            lock = _lock_path(Path(out))
+            lock.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                raise ReportError(
+                    f"another report is writing {out} (its lock {lock} exists; delete it if no "
+                    "report is running)"
+                ) from None
+            with os.fdopen(fd, "w") as f:
+                f.write(f"{os.getpid()}\n")
+            claimed.append(lock)
+        yield
+    finally:
+        for lock in claimed:
+            lock.unlink(missing_ok=True)
+
+
 def _install(src: Path, dest: Path) -> None:
     """Copy ``src`` beside ``dest`` under a temporary name, then rename: ``dest`` is whole or
     absent."""
