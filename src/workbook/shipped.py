@@ -9,7 +9,6 @@ directory: Voila and papermill run notebooks from their own.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
@@ -25,6 +24,7 @@ def shipped_dir(name: str) -> Path:
     return CHECKOUT / name
 
 
-#: The tables (``WORKBOOK_DATA_DIR`` overrides it, for tests of corrupted tables).
-DATA_DIR = Path(os.environ.get("WORKBOOK_DATA_DIR") or shipped_dir("data"))
+#: The shipped tables. A user's own numbers go through an overrides file
+#: (:func:`workbook.catalog.load_catalog`), the one way in, so every output names them.
+DATA_DIR = shipped_dir("data")
 NOTEBOOK_DIR = shipped_dir("notebooks")

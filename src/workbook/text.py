@@ -6,6 +6,7 @@ the memo; the snapshot line says which data a result used.
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Iterable, Mapping
 
 import pandas as pd
@@ -84,12 +85,45 @@ def layout_labels(frame: pd.DataFrame) -> pd.Series:
     )
 
 
+#: The longest a rejected value is shown in an error message [characters] (issue 13: a 50 MB value
+#: must not become a 50 MB message).
+SHOWN_CHARS = 200
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = SHOWN_CHARS
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = 8
+_REPR.maxlevel = 3
+
+
+def shown(value) -> str:
+    """``repr(value)`` for an error message, at most :data:`SHOWN_CHARS` characters (``...`` where
+    cut); bounded in time and memory however large or deeply nested the value is."""
+    text = _REPR.repr(value)
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 3] + "..."
+
+
+#: How an override without its own source is marked in every output (issue 13).
+NO_SOURCE = "user override, no source"
+
+
 def overrides_text(overrides: Iterable[Mapping]) -> str:
-    """The overrides of a snapshot in one line:
-    ``prices:h100-sxm:rent-spot:price_usd_per_gpu_hour=2``."""
+    """The overrides of a snapshot in one line, each with its source:
+    ``prices:h100-sxm:rent-spot:price_usd_per_gpu_hour=2 (source: my quote)``."""
     return (
-        ", ".join(f"{o['table']}:{o['key']}:{o['column']}={o['value']}" for o in overrides)
+        ", ".join(
+            f"{o['table']}:{o['key']}:{o['column']}={o['value']} "
+            + (f"(source: {o['source']})" if o.get("source") else f"({NO_SOURCE})")
+            for o in overrides
+        )
         or "none"
+    )
+
+
+def derived_text(derived: Iterable[Mapping]) -> str:
+    """The derived prices the overrides moved, in one line (empty when none):
+    ``h100-sxm rent-reserved-1y 1.74 -> 0.708 (h100-sxm:rent-on-demand * (1 - ...))``."""
+    return ", ".join(
+        f"{d['accelerator_id']} {d['kind']} {d['from']:.4g} -> {d['to']:.4g} ({d['formula']})"
+        for d in derived
     )
 
 
@@ -98,4 +132,9 @@ def snapshot_line(snapshot: Mapping) -> str:
     return (
         f"data snapshot {snapshot['data_hash']} (sources accessed up to "
         f"{snapshot['latest_accessed']}); overrides: {overrides_text(snapshot['overrides'])}"
+        + (
+            f"; derived prices recomputed: {derived_text(snapshot['derived'])}"
+            if snapshot.get("derived")
+            else ""
+        )
     )

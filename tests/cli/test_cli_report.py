@@ -83,10 +83,39 @@ def test_scenario_stem_is_the_file_stem_or_the_preset():
 
 def test_timeout_must_be_positive(capsys):
     assert main(["report", PRESETS[0], "--timeout", "0"]) == 2
-    assert "--timeout=0.0: must be > 0 seconds" in capsys.readouterr().err
+    assert "--timeout=0.0: allowed: > 0 and <= 86400 seconds" in capsys.readouterr().err
 
 
 def test_two_scenarios_writing_one_file_stop_the_batch(tmp_path, capsys):
     code = main(["report", PRESETS[0], PRESETS[0], "--out-dir", str(tmp_path / "out")])
     assert code == 2 and "several scenarios would write the same file" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        (None, "overrides file not found"),
+        ("table,key\nprices,x\n", "the header lacks column, value"),
+        ("table,key,column,value\nprices,h100-sxm:rent-on-demand\n", "line 2: has 2 cells"),
+        (
+            "table,key,column,value\naccelerators,h100-sxm,tdp_w,-5\n",
+            "below the allowed minimum",
+        ),
+    ],
+)
+def test_bad_overrides_file_stops_before_running(tmp_path, capsys, content, says):
+    f = tmp_path / "quotes.csv"
+    if content is not None:
+        f.write_text(content)
+    out = tmp_path / "out.html"
+    code = main(["report", PRESETS[0], "--overrides", str(f), "-o", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: --overrides: ") and says in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert not out.exists()
+
+
+def test_overrides_file_that_is_a_folder_is_refused(tmp_path, capsys):
+    code = main(["report", PRESETS[0], "--overrides", str(tmp_path), "-o", str(tmp_path / "a")])
+    assert code == 2 and "is a folder" in capsys.readouterr().err

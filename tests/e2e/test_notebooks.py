@@ -62,3 +62,16 @@ def test_guides_store_deterministic_text_outputs(name):
     assert "widgets" not in nb.metadata
     # no execution timestamps: refreshing twice stores the same file
     assert not [c for c in nb.cells if "execution" in c.metadata]
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "notebooks").glob("*.ipynb")), ids=lambda p: p.name)
+def test_every_notebook_with_parameters_takes_an_overrides_file(path):
+    """The user's numbers everywhere (issue 14, part 5): an ``overrides`` parameter, default None,
+    passed on to the catalog (``load_catalog(overrides)``, or the app and memo that call it)."""
+    params = papermill.inspect_notebook(str(path))
+    if not params:
+        return
+    assert params["overrides"]["default"] == "None"
+    nb = nbformat.read(path, as_version=4)
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    assert re.search(r"load_catalog\(overrides\)|overrides=overrides|, overrides\)", code)

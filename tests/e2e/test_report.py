@@ -162,3 +162,26 @@ def test_pdf_of_the_memo(batch, tmp_path):
     rp.print_pdf(src, pdf)
     data = pdf.read_bytes()
     assert data[:5] == b"%PDF-" and len(data) > 20_000
+
+
+def test_memo_with_an_overrides_file_lists_it_and_the_derived_prices_it_moved(tmp_path):
+    """``--overrides FILE`` reaches the report notebook (issue 14, part 5); an override without a
+    source is marked so (issue 13)."""
+    quotes = tmp_path / "quotes.csv"
+    quotes.write_text(
+        "table,key,column,value,source,notes\n"
+        "prices,h100-sxm:rent-on-demand,price_usd_per_gpu_hour,1.2,our Q4 quote,\n"
+        "facility,electricity_usd_per_kwh,value,0.1,,\n"
+    )
+    out = tmp_path / "memo.html"
+    cmd = [sys.executable, "-m", "workbook", "report", PRESETS[0], "--overrides", str(quotes)]
+    r = subprocess.run(
+        [*cmd, "-o", str(out)], capture_output=True, text=True, timeout=600, check=False
+    )
+    assert r.returncode == 0, r.stderr
+    text = _text(out.read_text(encoding="utf-8"))
+    assert (
+        "prices:h100-sxm:rent-on-demand:price_usd_per_gpu_hour=1.2 (source: our Q4 quote)" in text
+    )
+    assert "facility:electricity_usd_per_kwh:value=0.1 (user override, no source)" in text
+    assert "derived prices recomputed: h100-sxm rent-reserved-1y 1.74 -> 0.708" in text

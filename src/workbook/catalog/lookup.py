@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 
 from ..shipped import DATA_DIR
+from ..text import NO_SOURCE
+from .derived import check_derivations
 from .overrides import Override, overridden_tables, read_overrides
 from .schema import TABLES
 from .tables import UnknownIdError, data_hash, load_shipped_tables
@@ -32,14 +34,15 @@ USER_OVERRIDE = "user override"
 def price_is_sourced(source_kind, provider, source_url) -> np.ndarray:
     """Whether each price rests on a source a buyer can check (:data:`SOURCED_PRICE_KINDS`, and the
     provider does not call it an estimate) or on the user's own override (a new row's provider, or
-    an overridden row's ``source_url``, says "user override"); an analyst estimate or the article's
-    claim is not."""
+    an overridden row's ``source_url``, says "user override"); an analyst estimate, the article's
+    claim, or an override without a source (:data:`workbook.text.NO_SOURCE`) is not."""
     kind = np.asarray(source_kind, dtype=object)
     prov = pd.Series(np.asarray(provider, dtype=object)).fillna("").str.lower().to_numpy(object)
     url = pd.Series(np.asarray(source_url, dtype=object)).fillna("").str.lower()
-    own = (prov == USER_OVERRIDE) | url.str.startswith(USER_OVERRIDE).to_numpy(bool)
+    unsourced = url.str.startswith(NO_SOURCE).to_numpy(bool)
+    own = ((prov == USER_OVERRIDE) | url.str.startswith(USER_OVERRIDE).to_numpy(bool)) & ~unsourced
     said = np.array(["estimate" in x for x in prov], bool)
-    return own | (np.isin(kind, SOURCED_PRICE_KINDS) & ~said)
+    return (own | (np.isin(kind, SOURCED_PRICE_KINDS) & ~said)) & ~unsourced
 
 
 @dataclass
@@ -49,6 +52,8 @@ class Catalog:
     tables: dict[str, pd.DataFrame]
     data_hash: str
     overrides: list[Override] = field(default_factory=list)
+    #: Derived prices the overrides moved (:func:`workbook.catalog.derived.follow_overrides`).
+    derived: list[dict] = field(default_factory=list)
 
     def __post_init__(self):
         for df in self.tables.values():
@@ -180,19 +185,24 @@ class Catalog:
             "data_hash": self.data_hash,
             "latest_accessed": max(accessed) if accessed else None,
             "overrides": [o.__dict__ for o in self.overrides],
+            "derived": [dict(d) for d in self.derived],
         }
 
     # --- overrides ---------------------------------------------------------------------------
     def with_overrides(self, overrides: Iterable[Override | dict]) -> "Catalog":
         """A new catalog with the overrides applied and everything re-validated."""
-        checked, applied = overridden_tables(self.tables, overrides)
-        return Catalog(checked, self.data_hash, list(self.overrides) + applied)
+        checked, applied, moved = overridden_tables(self.tables, overrides)
+        return Catalog(
+            checked, self.data_hash, list(self.overrides) + applied, self.derived + moved
+        )
 
 
 @lru_cache(maxsize=1)
 def _shipped() -> Catalog:
     """The shipped catalog, validated once per process (``_shipped.cache_clear()`` re-reads it)."""
-    return Catalog(load_shipped_tables(), data_hash(TABLES))
+    tables = load_shipped_tables()
+    check_derivations(tables)
+    return Catalog(tables, data_hash(TABLES))
 
 
 def clear_cache() -> None:

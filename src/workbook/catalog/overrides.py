@@ -24,13 +24,22 @@ from typing import Iterable
 
 import pandas as pd
 
+from ..text import NO_SOURCE, shown
+from .derived import check_derivations, follow_overrides, price_column
 from .schema import TABLES, Table
 from .tables import CatalogError, check_references, parse_table
 
 #: The key column of the tables overridden by a plain id.
-_KEY_COLUMN = {"accelerators": "accelerator_id", "fabrics": "fabric_id", "prices": "price_id"}
+_KEY_COLUMN = {
+    "accelerators": "accelerator_id",
+    "fabrics": "fabric_id",
+    "prices": "price_id",
+    "price_derivations": "price_id",
+}
 #: Columns an overrides file must have (``source`` and ``notes`` are optional).
 _NEEDED_COLUMNS = ["table", "key", "column", "value"]
+#: Columns an overrides file may have.
+_ALL_COLUMNS = [*_NEEDED_COLUMNS, "source", "notes"]
 
 
 @dataclass
@@ -58,7 +67,7 @@ def table_to_csv(df: pd.DataFrame, table: Table) -> str:
                 out.append("")
             elif c.type == "bool":
                 out.append("true" if v else "false")
-            elif c.type == "float":
+            elif c.type == "float" and not isinstance(v, str):
                 out.append(repr(float(v)))
             else:
                 out.append(str(v))
@@ -67,14 +76,43 @@ def table_to_csv(df: pd.DataFrame, table: Table) -> str:
 
 
 def _where(o: Override) -> str:
-    return f"override {o.table}:{o.key}:{o.column}"
+    return shown(f"override {o.table}:{o.key}:{o.column}")[1:-1]
+
+
+def as_override(o) -> Override:
+    """An :class:`Override`, or a dict with its fields (every field text; numbers are written as
+    text). Anything else raises :class:`CatalogError` naming what is wrong."""
+    if isinstance(o, Override):
+        fields = dict(o.__dict__)
+    elif isinstance(o, dict):
+        fields = dict(o)
+    else:
+        raise CatalogError(
+            "overrides", None, None, f"{shown(o)} is not an override; allowed: Override or dict"
+        )
+    unknown = sorted(set(map(str, fields)) - set(_ALL_COLUMNS))
+    missing = [c for c in _NEEDED_COLUMNS if fields.get(c) in (None, "")]
+    if unknown or missing:
+        what = f"unknown field {shown(unknown[0])}" if unknown else f"no {missing[0]}"
+        raise CatalogError(
+            "overrides",
+            None,
+            None,
+            f"{shown(fields)} has {what}; fields: {', '.join(_ALL_COLUMNS)}",
+        )
+    for k, v in fields.items():
+        if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+            raise CatalogError(
+                "overrides", None, k, f"{shown(v)} is not text or a number; allowed: text"
+            )
+    return Override(**{k: str(v).strip() for k, v in fields.items()})
 
 
 def _check_target(tables: dict[str, pd.DataFrame], o: Override) -> None:
     """The override names a known table and one of its columns."""
     if o.table not in tables:
         raise CatalogError(
-            _where(o), None, "table", f"{o.table!r} is unknown; valid: {', '.join(tables)}"
+            _where(o), None, "table", f"{shown(o.table)} is unknown; valid: {', '.join(tables)}"
         )
     df = tables[o.table]
     if o.column not in df.columns:
@@ -82,7 +120,7 @@ def _check_target(tables: dict[str, pd.DataFrame], o: Override) -> None:
             _where(o),
             None,
             "column",
-            f"{o.column!r} is not a column of {o.table}; valid: {', '.join(df.columns)}",
+            f"{shown(o.column)} is not a column of {o.table}; valid: {', '.join(df.columns)}",
         )
 
 
@@ -93,13 +131,20 @@ def _key_value_rows(df: pd.DataFrame, o: Override) -> pd.Series:
         df["accelerator_id"] == acc if acc else df["accelerator_id"].isna()
     )
     if not mask.any():
-        raise CatalogError(_where(o), None, "key", f"no {o.table} row for {o.key!r}")
+        raise CatalogError(_where(o), None, "key", f"no {o.table} row for {shown(o.key)}")
     return mask
 
 
-def _default_price_rows(df: pd.DataFrame, o: Override) -> tuple[pd.DataFrame, pd.Series]:
+def _default_price_rows(
+    df: pd.DataFrame, o: Override, accelerator_ids: list[str]
+) -> tuple[pd.DataFrame, pd.Series]:
     """The default price row of ``accelerator_id:kind``, added (as an estimate) when missing."""
     acc, _, kind = o.key.partition(":")
+    if acc not in set(accelerator_ids):
+        valid = ", ".join(accelerator_ids)
+        raise CatalogError(
+            _where(o), None, "key", f"accelerator {shown(acc)} is unknown; valid ids: {valid}"
+        )
     mask = (df["accelerator_id"] == acc) & (df["kind"] == kind) & df["is_default"]
     if mask.any():
         return df, mask
@@ -108,11 +153,11 @@ def _default_price_rows(df: pd.DataFrame, o: Override) -> tuple[pd.DataFrame, pd
         price_id=f"override-{acc}-{kind}",
         accelerator_id=acc,
         kind=kind,
-        provider="user override",
+        provider="user override" if o.source else NO_SOURCE,
         price_date=dt.date.today().isoformat(),
         source_kind="estimate",
         is_default=True,
-        source_url=o.source or "user override",
+        source_url=f"user override: {o.source}" if o.source else NO_SOURCE,
         accessed=dt.date.today().isoformat(),
         notes=o.notes,
     )
@@ -128,45 +173,61 @@ def _id_rows(df: pd.DataFrame, o: Override) -> pd.Series:
             _where(o),
             None,
             "key",
-            f"no {o.table} row with {key_col} {o.key!r}; valid: {', '.join(df[key_col])}",
+            f"no {o.table} row with {key_col} {shown(o.key)}; valid: {', '.join(df[key_col])}",
         )
     return mask
 
 
-def apply_override(tables: dict[str, pd.DataFrame], o: Override) -> None:
-    """Set the override's cell in ``tables`` (in place) and note it in the row's provenance."""
+def apply_override(tables: dict[str, pd.DataFrame], o: Override) -> list[str]:
+    """Set the override's cell in ``tables`` (in place) and note it in the row's provenance.
+
+    Returns the price_ids whose price the override set (empty for other cells)."""
     _check_target(tables, o)
     df = tables[o.table]
     if o.table in ("facility", "assumptions"):
         mask = _key_value_rows(df, o)
     elif o.table == "prices" and ":" in o.key:
-        df, mask = _default_price_rows(df, o)
+        df, mask = _default_price_rows(df, o, list(tables["accelerators"]["accelerator_id"]))
     else:
         mask = _id_rows(df, o)
     df[o.column] = df[o.column].astype(object)
     df.loc[mask, o.column] = o.value
-    if "source_url" in df.columns and o.source:
-        df.loc[mask, "source_url"] = f"user override: {o.source}"
+    if "source_url" in df.columns:
+        df.loc[mask, "source_url"] = f"user override: {o.source}" if o.source else NO_SOURCE
     if "notes" in df.columns:
         df.loc[mask, "notes"] = f"overridden ({o.column}={o.value}) {o.notes}".strip()
     if "accessed" in df.columns:
         df.loc[mask, "accessed"] = dt.date.today().isoformat()
     tables[o.table] = df
+    if o.table != "prices":
+        return []
+    hit = df[mask]
+    return [
+        pid for pid, kind in zip(hit["price_id"], hit["kind"]) if price_column(kind) == o.column
+    ]
 
 
 def overridden_tables(
     tables: dict[str, pd.DataFrame], overrides: Iterable[Override | dict]
-) -> tuple[dict[str, pd.DataFrame], list[Override]]:
-    """Copies of ``tables`` with the overrides applied and re-validated, and the overrides applied.
+) -> tuple[dict[str, pd.DataFrame], list[Override], list[dict]]:
+    """Copies of ``tables`` with the overrides applied and re-validated, the overrides applied, and
+    the derived prices they moved (:func:`~workbook.catalog.derived.follow_overrides`).
 
     Every table goes back through :func:`parse_table` and :func:`check_references`, so an override
     is held to the same schema as the shipped rows.
     """
     copies = {k: v.copy() for k, v in tables.items()}
-    applied = []
+    applied, own = [], set()
+    if isinstance(overrides, (str, bytes, dict)) or not hasattr(overrides, "__iter__"):
+        raise CatalogError(
+            "overrides",
+            None,
+            None,
+            f"{shown(overrides)} is not a list of overrides; allowed: a path or a list",
+        )
     for o in overrides:
-        o = o if isinstance(o, Override) else Override(**o)
-        apply_override(copies, o)
+        o = as_override(o)
+        own.update(apply_override(copies, o))
         applied.append(o)
     checked = {
         name: parse_table(
@@ -175,31 +236,98 @@ def overridden_tables(
         for name, df in copies.items()
     }
     check_references(checked)
-    return checked, applied
+    moved = follow_overrides(tables, checked, own)
+    check_derivations(checked)
+    return checked, applied, moved
+
+
+#: The largest overrides file read [bytes]: a file of thousands of changed cells is far below it,
+#: and a mistaken upload (a data dump, a binary) is refused before it is parsed.
+MAX_OVERRIDES_BYTES = 1_000_000
+
+
+def decode_overrides(data: bytes, file: str) -> str:
+    """The text of an overrides file: at most :data:`MAX_OVERRIDES_BYTES`, UTF-8 (an Excel "CSV
+    UTF-8" byte-order mark is dropped)."""
+    if len(data) > MAX_OVERRIDES_BYTES:
+        raise CatalogError(
+            file, None, None, f"is {len(data):,} bytes; allowed: at most {MAX_OVERRIDES_BYTES:,}"
+        )
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise CatalogError(
+            file, None, None, f"is not UTF-8 text (byte {e.start + 1}); save it as CSV UTF-8"
+        ) from None
+
+
+def _override_row(cells: list[str], header: list[str], file: str, line: int) -> Override:
+    if len(cells) != len(header):
+        raise CatalogError(
+            file,
+            line,
+            None,
+            f"has {len(cells)} cells; the header has {len(header)} ({', '.join(header)})",
+        )
+    r = dict(zip(header, (c.strip() for c in cells)))
+    for col in _NEEDED_COLUMNS:
+        if not r[col]:
+            raise CatalogError(file, line, col, "is empty; every override needs a value here")
+    return Override(
+        r["table"], r["key"], r["column"], r["value"], r.get("source", ""), r.get("notes", "")
+    )
+
+
+def parse_overrides(text: str, file: str = "overrides") -> list[Override]:
+    """The overrides of CSV text with columns table,key,column,value[,source,notes] (CRLF or LF
+    line ends; blank lines skipped). Raises :class:`CatalogError` naming the file, line and
+    column: missing or unknown columns, a short row, an empty cell, a cell overridden twice."""
+    rows = list(csv.reader(io.StringIO(text.lstrip("\ufeff"), newline="")))
+    header = [h.strip() for h in rows[0]] if rows else []
+    missing = [c for c in _NEEDED_COLUMNS if c not in header]
+    unknown = [h for h in header if h not in _ALL_COLUMNS or header.count(h) > 1]
+    if missing or unknown:
+        what = (
+            f"lacks {', '.join(missing)}"
+            if missing
+            else f"has {shown(unknown[0])} (unknown or twice)"
+        )
+        raise CatalogError(
+            file, 1, None, f"the header {what}; allowed columns: {', '.join(_ALL_COLUMNS)}"
+        )
+    out, seen = [], {}
+    for line, cells in enumerate(rows[1:], start=2):
+        if not any(c.strip() for c in cells):
+            continue
+        o = _override_row(cells, header, file, line)
+        cell_key = (o.table, o.key, o.column)
+        if cell_key in seen:
+            raise CatalogError(
+                file,
+                line,
+                "key",
+                f"{o.table}:{o.key}:{o.column} is overridden twice (first on line "
+                f"{seen[cell_key]}); allowed: one value per cell",
+            )
+        seen[cell_key] = line
+        out.append(o)
+    return out
 
 
 def read_overrides(path: str | Path) -> list[Override]:
-    """Read an overrides CSV with columns table,key,column,value[,source,notes]."""
+    """Read an overrides CSV with columns table,key,column,value[,source,notes]
+    (:func:`parse_overrides`; at most :data:`MAX_OVERRIDES_BYTES`)."""
     p = Path(path)
-    if not p.exists():
-        raise CatalogError(str(p), None, None, "overrides file not found")
-    rows = list(csv.DictReader(io.StringIO(p.read_text(encoding="utf-8"))))
-    need = _NEEDED_COLUMNS
-    if rows and any(k not in rows[0] for k in need) or (not rows and p.read_text().strip() == ""):
-        raise CatalogError(
-            p.name,
-            1,
-            None,
-            f"an overrides file needs the columns {', '.join(need)} (+ source, notes)",
-        )
-    return [
-        Override(
-            r["table"].strip(),
-            r["key"].strip(),
-            r["column"].strip(),
-            r["value"].strip(),
-            (r.get("source") or "").strip(),
-            (r.get("notes") or "").strip(),
-        )
-        for r in rows
-    ]
+    if not p.is_file():
+        why = "is a folder, not a file" if p.is_dir() else "overrides file not found"
+        raise CatalogError(shown(str(p)), None, None, why)
+    try:
+        size = p.stat().st_size
+        if size > MAX_OVERRIDES_BYTES:
+            raise CatalogError(
+                p.name, None, None, f"is {size:,} bytes; allowed: at most {MAX_OVERRIDES_BYTES:,}"
+            )
+        data = p.read_bytes()
+    except OSError as e:
+        raise CatalogError(p.name, None, None, f"cannot be read ({e.strerror})") from None
+    return parse_overrides(decode_overrides(data, p.name), p.name)

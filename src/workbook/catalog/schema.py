@@ -361,7 +361,32 @@ ARTICLE_CLAIMS = Table(
     ),
 )
 
+PRICE_DERIVATIONS = Table(
+    "price_derivations",
+    "How each derived price of prices.csv follows from other prices and assumptions; the catalog "
+    "recomputes it when a user override changes one of its inputs.",
+    (
+        Column("price_id", "id", unique=True, doc="The derived row of prices.csv."),
+        Column(
+            "formula",
+            "str",
+            doc="Factors joined by ' * ' or ' / ': a default price `accelerator_id:kind`, a global "
+            "assumption `parameter` or `(1 - parameter)`, or a number.",
+        ),
+        *_provenance(),
+    ),
+)
+
 TABLES: dict[str, Table] = {
     t.name: t
-    for t in (ACCELERATORS, PRICES, FABRICS, FACILITY, ASSUMPTIONS, PUBLISHED_RUNS, ARTICLE_CLAIMS)
+    for t in (
+        ACCELERATORS,
+        PRICES,
+        FABRICS,
+        FACILITY,
+        ASSUMPTIONS,
+        PUBLISHED_RUNS,
+        ARTICLE_CLAIMS,
+        PRICE_DERIVATIONS,
+    )
 }

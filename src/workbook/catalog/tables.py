@@ -224,7 +224,7 @@ def parse_table(table: Table, text: str, file: str) -> pd.DataFrame:
     ``df.attrs["lines"]`` keeps each row's CSV line for the cross-table checks
     (:func:`check_references`).
     """
-    reader = csv.reader(io.StringIO(text))
+    reader = csv.reader(io.StringIO(text.lstrip("\ufeff"), newline=""))
     header = _read_header(reader, table, file)
     rows, lines = _read_rows(reader, table, header, file)
     _check_unique(table, rows, lines, file)
@@ -238,7 +238,7 @@ def load_table(name: str, path: str | Path | None = None) -> pd.DataFrame:
     p = Path(path) if path is not None else DATA_DIR / f"{name}.csv"
     if not p.exists():
         raise CatalogError(str(p), None, None, "file not found")
-    return parse_table(TABLES[name], p.read_text(encoding="utf-8"), p.name)
+    return parse_table(TABLES[name], p.read_text(encoding="utf-8-sig"), p.name)
 
 
 # --- across tables -------------------------------------------------------------------------------

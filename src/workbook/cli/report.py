@@ -14,6 +14,8 @@ because chromium is missing.
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import sys
 import time
 from collections.abc import Iterable
@@ -21,18 +23,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from ..decide import Scenario, ScenarioError
+from ..catalog import CatalogError, load_catalog
+from ..decide import Scenario, ScenarioError, YamlError, safe_yaml
 from ..present.render import (
     CHROMIUM,
     DEFAULT_TIMEOUT_S,
     ReportError,
+    claim_outputs,
     render_report,
     resolve_scenario,
 )
+from ..text import shown
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_PDF = 0, 1, 2, 3
+#: Exit code after Ctrl-C (128 + SIGINT, the shell's convention).
+EXIT_INTERRUPTED = 130
+#: The longest per-cell timeout accepted [s]: a day; a memo runs in well under a minute.
+MAX_TIMEOUT_S = 86_400
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -59,6 +66,15 @@ def add_parser(sub) -> argparse.ArgumentParser:
         default=[],
         metavar="KEY=VALUE",
         help="override a scenario field (repeatable; value read as YAML)",
+    )
+    r.add_argument(
+        "--overrides",
+        dest="overrides_file",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="an overrides CSV (table,key,column,value,source,notes): your own prices and specs "
+        "for every memo (README: Your own numbers)",
     )
     r.add_argument(
         "--pdf",
@@ -88,9 +104,11 @@ def parse_set(items: Iterable[str]) -> dict[str, Any]:
         key = key.strip()
         if not sep or not key:
             raise ScenarioError([("--set", item, "must be key=value, e.g. --set deadline_days=60")])
+        if key == "overrides":
+            raise ScenarioError([("--set", item, "is not a scenario field; use --overrides FILE")])
         try:
-            value = yaml.safe_load(raw) if raw.strip() else None
-        except yaml.YAMLError:
+            value = safe_yaml(raw) if raw.strip() else None
+        except YamlError:
             value = raw
         out[key] = value
     return out
@@ -121,8 +139,15 @@ def _flag_problem(args: argparse.Namespace) -> str:
     """What is wrong with the flags themselves (before any scenario is read), or ""."""
     if args.output is not None and len(args.scenarios) > 1:
         return "-o/--output takes one scenario; use --out-dir for several"
-    if args.timeout is not None and not args.timeout > 0:
-        return f"--timeout={args.timeout!r}: must be > 0 seconds"
+    if args.timeout is not None and not 0 < args.timeout <= MAX_TIMEOUT_S:
+        return f"--timeout={shown(args.timeout)}: allowed: > 0 and <= {MAX_TIMEOUT_S} seconds"
+    if args.out_dir is not None and args.out_dir.exists() and not args.out_dir.is_dir():
+        return f"--out-dir {shown(str(args.out_dir))} is a file; allowed: a folder (or a new one)"
+    if args.overrides_file is not None:
+        try:
+            load_catalog(args.overrides_file)
+        except CatalogError as e:
+            return f"--overrides: {e}"
     return ""
 
 
@@ -145,6 +170,31 @@ def _resolve_all(
     return jobs, problems
 
 
+def _inputs(args: argparse.Namespace) -> set[Path]:
+    """Every file the run reads: the scenario files and the overrides file."""
+    files = [Path(spec) for spec in args.scenarios if Path(spec).is_file()]
+    if args.overrides_file is not None:
+        files.append(args.overrides_file)
+    return {f.resolve() for f in files}
+
+
+def _target_problem(target: Path, inputs: set[Path]) -> str:
+    """Why the run must not write ``target`` (an input, a folder, not writable), or ""."""
+    where = shown(str(target))
+    if target.resolve() in inputs:
+        return f"the output {where} is one of the inputs; allowed: a new file name"
+    if target.is_dir():
+        return f"the output {where} is a folder; allowed: a file name (or --out-dir for a folder)"
+    parent = target.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        return f"the output {where} is inside {shown(str(parent))}, which is a file"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"the output {where} cannot be written: {shown(str(parent))} is read-only"
+    return ""
+
+
 def _clashing_targets(jobs: list[Job]) -> list[str]:
     """A problem when two scenarios would write the same file."""
     targets = [job.target.resolve() for job in jobs]
@@ -164,7 +214,7 @@ def _pdf_wanted(pdf: bool) -> tuple[bool, int]:
     return pdf, EXIT_OK
 
 
-def _render_all(jobs: list[Job], pdf: bool, timeout_s: float) -> int:
+def _render_all(jobs: list[Job], pdf: bool, timeout_s: float, overrides: Path | None) -> int:
     """Render every job (a progress bar for a batch); each report reaches its path only when its
     run succeeded. Returns how many failed."""
     from tqdm import tqdm
@@ -176,7 +226,7 @@ def _render_all(jobs: list[Job], pdf: bool, timeout_s: float) -> int:
         t0 = time.perf_counter()
         try:
             written = render_report(
-                job.scenario, job.target, preset=job.preset, pdf=pdf, timeout_s=timeout_s
+                job.scenario, job.target, job.preset, pdf, timeout_s, overrides=overrides
             )
         except ReportError as e:
             failed += 1
@@ -203,10 +253,19 @@ def report(args: argparse.Namespace) -> int:
         return _fail(str(e), EXIT_USAGE)
     jobs, problems = _resolve_all(args, overrides)
     problems += _clashing_targets(jobs)
+    inputs = _inputs(args)
+    problems += [p for p in (_target_problem(j.target, inputs) for j in jobs) if p]
     if problems:
         for msg in problems:
             print(f"error: {msg}", file=sys.stderr)
         return EXIT_USAGE
-    pdf, code = _pdf_wanted(args.pdf)
-    failed = _render_all(jobs, pdf, args.timeout or DEFAULT_TIMEOUT_S)
+    timeout_s = math.ceil(args.timeout or DEFAULT_TIMEOUT_S)  # nbclient counts whole seconds
+    try:
+        with claim_outputs([j.target for j in jobs]):
+            pdf, code = _pdf_wanted(args.pdf)
+            failed = _render_all(jobs, pdf, timeout_s, args.overrides_file)
+    except ReportError as e:
+        return _fail(str(e), EXIT_USAGE)
+    except KeyboardInterrupt:
+        return _fail("interrupted; the unfinished report was not written", EXIT_INTERRUPTED)
     return EXIT_FAILED if failed else code

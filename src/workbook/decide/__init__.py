@@ -28,6 +28,7 @@ from .scenario import (
     ScenarioError,
 )
 from .sensitivity import monte_carlo, tornado
+from .yamlsafe import MAX_SCENARIO_BYTES, YamlError, safe_yaml
 
 __all__ = [
     "TieRule",
@@ -46,6 +47,9 @@ __all__ = [
     "Recommendation",
     "Scenario",
     "ScenarioError",
+    "YamlError",
+    "MAX_SCENARIO_BYTES",
+    "safe_yaml",
     "article_comparison",
     "best_index",
     "breakeven_for",

@@ -14,7 +14,10 @@ from typing import Literal, Optional
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from ..catalog import load_catalog
 from ..model import chinchilla_tokens
+from ..text import shown
+from .yamlsafe import YamlError, read_scenario_file, safe_json, safe_yaml
 
 WORKLOADS = ("pretrain", "continued-pretrain", "full-finetune", "lora", "qlora")
 #: Workloads no longer offered, with what to use instead (named in the error).
@@ -52,9 +55,34 @@ class ScenarioError(ValueError):
 
     def __init__(self, errors: list[tuple[str, object, str]]):
         self.errors = errors
-        lines = [m if f == "<scenario>" else f"{f}={v!r}: {m}" for f, v, m in errors]
+        lines = [
+            m if f == "<scenario>" else f"{f}: {m}" if v is None else f"{f}={shown(v)}: {m}"
+            for f, v, m in errors
+        ]
         super().__init__("invalid scenario: " + "; ".join(lines))
 
+
+#: The longest scenario name [characters] (a label for reports, not a document).
+NAME_MAX_CHARS = 200
+#: The number fields of :class:`Scenario` (true/false is refused there: YAML's ``true`` is not 1).
+_NUMBER_FIELDS = (
+    "n_params",
+    "n_active_params",
+    "n_tokens",
+    "seq_len",
+    "deadline_days",
+    "budget_usd",
+    "runs_per_year",
+    "site_power_kw",
+    "rack_limit_kw",
+    "electricity_usd_per_kwh",
+    "pue",
+    "team_size",
+    "platform_engineers",
+    "time_factor",
+    "lead_time_tolerance_weeks",
+    "max_gpus",
+)
 
 #: Allowed :attr:`Scenario.time_factor` (a pilot run's measured / predicted time) [x].
 TIME_FACTOR_RANGE = (0.25, 10.0)
@@ -66,9 +94,9 @@ MAX_GPUS = 16384
 class Scenario(BaseModel):
     """Inputs of :func:`workbook.recommend`. Units are in the field names or descriptions."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
-    name: str = Field("custom", description="A label for reports.")
+    name: str = Field("custom", max_length=NAME_MAX_CHARS, description="A label for reports.")
     workload: Literal[WORKLOADS] = Field("pretrain", description="What kind of training.")
     n_params: float = Field(..., gt=0, le=1e14, description="Model parameters [count].")
     n_active_params: Optional[float] = Field(
@@ -116,7 +144,10 @@ class Scenario(BaseModel):
         False, description="Buying may add liquid cooling (cost from data/facility.csv)."
     )
     electricity_usd_per_kwh: Optional[float] = Field(
-        None, ge=0, le=5, description="Electricity price [USD/kWh]; default data/facility.csv."
+        None,
+        gt=0,
+        le=5,
+        description="Electricity price [USD/kWh]; default (None) data/facility.csv.",
     )
     pue: Optional[float] = Field(
         None, ge=1.0, le=3.0, description="Power usage effectiveness; default by cooling."
@@ -180,7 +211,9 @@ class Scenario(BaseModel):
     )
     objective: Literal[OBJECTIVES] = Field("cheapest-within-deadline")
     accelerators: Optional[list[str]] = Field(
-        None, description="Restrict the sweep to these accelerator ids."
+        None,
+        min_length=1,
+        description="Restrict the sweep to these accelerator ids (None: all of them).",
     )
     fabric: Optional[str] = Field(
         None, description="Scale-out network id (data/fabrics.csv); default InfiniBand NDR."
@@ -207,6 +240,36 @@ class Scenario(BaseModel):
     def _name(cls, v: str) -> str:
         if not v.strip():
             raise ValueError("must not be empty")
+        return v
+
+    @field_validator(*_NUMBER_FIELDS, mode="before")
+    @classmethod
+    def _not_a_bool(cls, v):
+        if isinstance(v, bool):
+            raise ValueError("is true/false, not a number; allowed: a number")
+        return v
+
+    @field_validator("accelerators")
+    @classmethod
+    def _known_accelerators(cls, v):
+        if v is None:
+            return v
+        valid = load_catalog().accelerator_ids
+        for a in v:
+            if a not in valid:
+                raise ValueError(
+                    f"{shown(a)} is not an accelerator id; allowed: {', '.join(valid)}"
+                )
+            if v.count(a) > 1:
+                raise ValueError(f"{shown(a)} is listed twice; allowed: each id once")
+        return v
+
+    @field_validator("fabric")
+    @classmethod
+    def _known_fabric(cls, v):
+        valid = list(load_catalog().tables["fabrics"]["fabric_id"])
+        if v is not None and v not in valid:
+            raise ValueError(f"{shown(v)} is not a fabric id; allowed: {', '.join(valid)}")
         return v
 
     @model_validator(mode="after")
@@ -258,37 +321,54 @@ class Scenario(BaseModel):
 
     @classmethod
     def from_yaml(cls, text: str) -> "Scenario":
+        """A scenario from YAML text (:func:`~workbook.decide.yamlsafe.safe_yaml`: no aliases, no
+        duplicate keys, nesting and size bounded)."""
         try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as e:
-            raise ScenarioError([("<file>", None, f"is not valid YAML: {e}")]) from None
-        if not isinstance(data, dict):
-            raise ScenarioError([("<file>", data, "must be a mapping of field: value")])
-        return cls.make(**data)
+            data = safe_yaml(text)
+        except YamlError as e:
+            raise ScenarioError([("<file>", None, str(e))]) from None
+        return cls._from_mapping(data, "a mapping of field: value")
 
     @classmethod
     def from_json(cls, text: str) -> "Scenario":
+        """A scenario from JSON text (duplicate keys refused, size bounded)."""
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise ScenarioError([("<file>", None, f"is not valid JSON: {e}")]) from None
+            data = safe_json(text)
+        except YamlError as e:
+            raise ScenarioError([("<file>", None, str(e))]) from None
+        return cls._from_mapping(data, "an object of field: value")
+
+    @classmethod
+    def _from_mapping(cls, data, what: str) -> "Scenario":
         if not isinstance(data, dict):
-            raise ScenarioError([("<file>", data, "must be an object of field: value")])
-        return cls.make(**data)
+            raise ScenarioError([("<file>", data, f"must be {what}")])
+        return cls.make(**{str(k): v for k, v in data.items()})
 
     @classmethod
     def load(cls, path: str | Path) -> "Scenario":
-        p = Path(path)
-        if not p.exists():
-            raise ScenarioError([("<file>", str(p), "file not found")])
-        text = p.read_text(encoding="utf-8")
-        return cls.from_json(text) if p.suffix.lower() == ".json" else cls.from_yaml(text)
+        """Read a scenario file (.json as JSON, anything else as YAML); a missing, unreadable,
+        oversized, binary or non-UTF-8 file raises :class:`ScenarioError` naming it."""
+        try:
+            text = read_scenario_file(path)
+        except YamlError as e:
+            raise ScenarioError([("<file>", str(path), str(e))]) from None
+        return cls.from_json(text) if Path(path).suffix.lower() == ".json" else cls.from_yaml(text)
 
     def save(self, path: str | Path) -> None:
         p = Path(path)
         p.write_text(
             self.to_json() if p.suffix.lower() == ".json" else self.to_yaml(), encoding="utf-8"
         )
+
+
+#: pydantic error types -> the message a reader sees.
+_PLAIN_MESSAGES = {
+    "finite_number": "is not a finite number; allowed: a finite number in the field's range",
+    "too_short": "is empty; allowed: at least one (or leave the field out)",
+    "string_too_long": f"is too long; allowed: at most {NAME_MAX_CHARS} characters",
+    "int_from_float": "is not a whole number; allowed: a whole number",
+    "int_parsing_size": "is far too large; allowed: a whole number in the field's range",
+}
 
 
 def _scenario_error(e: ValidationError, fields: dict) -> ScenarioError:
@@ -302,6 +382,8 @@ def _scenario_error(e: ValidationError, fields: dict) -> ScenarioError:
             msg = f"is not a scenario field; allowed: {', '.join(Scenario.model_fields)}"
         elif err.get("type") == "missing":
             msg = "is required"
+        elif err.get("type") in _PLAIN_MESSAGES:
+            msg = _PLAIN_MESSAGES[err["type"]]
         elif err.get("type") == "literal_error":
             msg = "is not allowed; " + msg.replace("Input should be", "allowed:")
         elif msg.startswith("Value error, "):

@@ -19,8 +19,9 @@ from importlib.metadata import PackageNotFoundError, version
 import altair as alt
 import pandas as pd
 
-from ..catalog import Catalog
+from ..catalog import Catalog, load_catalog
 from ..decide import Option, Recommendation, Scenario, ScenarioError, recommend
+from ..text import derived_text, overrides_text
 from . import charts
 from .format import cell, escape, html_table, links, pick_columns
 from .render import resolve_scenario
@@ -55,7 +56,10 @@ class Memo:
 
 
 def memo(
-    scenario: Scenario | str | None = None, preset: str = "", rec: Recommendation | None = None
+    scenario: Scenario | str | None = None,
+    preset: str = "",
+    rec: Recommendation | None = None,
+    overrides: str | None = None,
 ) -> Memo:
     """Build the decision memo for a scenario.
 
@@ -69,6 +73,8 @@ def memo(
         label.
     rec
         A :func:`workbook.decide.recommend` result to present; computed when None.
+    overrides
+        The path of an overrides CSV the recommendation is computed with (None: shipped data).
     """
     if isinstance(scenario, str):
         scenario = Scenario.from_yaml(scenario) if scenario.strip() else None
@@ -77,7 +83,7 @@ def memo(
             raise ScenarioError([("scenario_yaml", "", "is empty and no preset is given")])
         scenario, preset = resolve_scenario(preset)
     if rec is None:
-        rec = recommend(scenario)
+        rec = recommend(scenario, catalog=load_catalog(overrides))
     sentence = recommendation_sentence(rec)
     sections = [
         _section_recommendation(scenario, rec, sentence, preset),
@@ -360,17 +366,9 @@ def _price_table(prices: pd.DataFrame, accelerator: str | None) -> pd.DataFrame:
 
 def _provenance(snapshot: dict) -> str:
     """The data snapshot line: hash, latest source, overrides, when and by which version."""
-    overrides = snapshot.get("overrides") or []
-    applied = (
-        escape(
-            "; ".join(
-                f"{o.get('table')}:{o.get('key')}.{o.get('column')}={o.get('value')}"
-                for o in overrides
-            )
-        )
-        if overrides
-        else "none"
-    )
+    applied = overrides_text(snapshot.get("overrides") or [])
+    moved = derived_text(snapshot.get("derived") or [])
+    applied = escape(applied + (f"; derived prices recomputed: {moved}" if moved else ""))
     generated = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     return (
         '<p class="provenance">'

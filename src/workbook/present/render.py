@@ -13,6 +13,7 @@ The command line is ``python -m workbook report`` (:mod:`workbook.cli.report`).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -97,8 +98,10 @@ def execute_report(
     preset: str = "",
     timeout_s: float = DEFAULT_TIMEOUT_S,
     notebook: Path = REPORT_NOTEBOOK,
+    overrides: str | Path | None = None,
 ) -> None:
-    """Run the report notebook with papermill (parameters ``scenario_yaml``, ``preset``).
+    """Run the report notebook with papermill (parameters ``scenario_yaml``, ``preset``,
+    ``overrides``: the absolute path of an overrides CSV, or None).
 
     ``timeout_s`` [s] limits each cell. Any failure raises :class:`ReportError` in one line."""
     import papermill as pm
@@ -109,7 +112,11 @@ def execute_report(
         pm.execute_notebook(
             str(notebook),
             str(output_notebook),
-            parameters={"scenario_yaml": scenario.to_yaml(), "preset": preset},
+            parameters={
+                "scenario_yaml": scenario.to_yaml(),
+                "preset": preset,
+                "overrides": None if overrides is None else str(Path(overrides).resolve()),
+            },
             kernel_name="python3",
             km=km,
             cwd=str(notebook.parent),
@@ -180,6 +187,36 @@ def print_pdf(html_path: Path, pdf_path: Path, timeout_s: float = PDF_TIMEOUT_S)
 
 
 # --- the files ----------------------------------------------------------------------------------
+def _lock_path(output: Path) -> Path:
+    return output.parent / f".{output.name}.lock"
+
+
+@contextlib.contextmanager
+def claim_outputs(outputs: list[Path]):
+    """Claim every output for this run (a ``.NAME.lock`` file beside it, created exclusively), and
+    release them on every exit, Ctrl-C included. A path another run has claimed raises
+    :class:`ReportError` before anything runs."""
+    claimed: list[Path] = []
+    try:
+        for out in outputs:
+            lock = _lock_path(Path(out))
+            lock.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                raise ReportError(
+                    f"another report is writing {out} (its lock {lock} exists; delete it if no "
+                    "report is running)"
+                ) from None
+            with os.fdopen(fd, "w") as f:
+                f.write(f"{os.getpid()}\n")
+            claimed.append(lock)
+        yield
+    finally:
+        for lock in claimed:
+            lock.unlink(missing_ok=True)
+
+
 def _install(src: Path, dest: Path) -> None:
     """Copy ``src`` beside ``dest`` under a temporary name, then rename: ``dest`` is whole or
     absent."""
@@ -216,8 +253,10 @@ def render_report(
     pdf: bool = False,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     notebook: Path = REPORT_NOTEBOOK,
+    overrides: str | Path | None = None,
 ) -> list[Path]:
-    """Execute the report for ``scenario``; write the HTML memo to ``output`` (a PDF beside it).
+    """Execute the report for ``scenario``; write the HTML memo to ``output`` (a PDF beside it),
+    computed with the overrides CSV ``overrides`` (a path; None: the shipped data).
 
     Everything is produced in a temporary folder; files reach ``output`` only when the whole run
     succeeded (the PDF, if asked for, is checked before either file is moved). ``timeout_s`` [s]
@@ -232,7 +271,9 @@ def render_report(
     with tempfile.TemporaryDirectory(prefix="workbook-report-") as tmp:
         tmpd = Path(tmp)
         executed, html_tmp, pdf_tmp = tmpd / "report.ipynb", tmpd / "memo.html", tmpd / "memo.pdf"
-        execute_report(scenario, executed, preset=preset, timeout_s=timeout_s, notebook=notebook)
+        execute_report(
+            scenario, executed, preset, timeout_s=timeout_s, notebook=notebook, overrides=overrides
+        )
         _export(executed, html_tmp, title=f"Decision memo: {scenario.name}")
         written = [output, output.with_suffix(".pdf")] if pdf else [output]
         if pdf:

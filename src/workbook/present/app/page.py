@@ -34,6 +34,7 @@ from ...decide import (
     presets,
     recommend,
 )
+from ...text import snapshot_line
 from ...units import MEGA
 from .. import charts
 from ..format import download_link, escape, html_table
@@ -47,29 +48,12 @@ from .form import (
     scenario_from_values,
 )
 from .serve import PREVIEW_KEY
+from .style import CSS, INTRO
+from .uploads import OverridesPanel
 
 log = logging.getLogger("workbook.ui")
 MC_SAMPLES = 300  # fewer than the report's 1,000 keeps an update under a second
 
-CSS = """
-<style>
-.wb-headline {font-size: 1.35em; font-weight: 600; line-height: 1.35; margin: 4px 0 8px 0;}
-.wb-infeasible {color: #a4161a;}
-.wb-error {color: #a4161a; font-size: 0.85em; min-height: 0;}
-.wb-busy {color: #555; font-style: italic;}
-.wb-stale {opacity: 0.45; transition: opacity 0.1s;}
-#wb-preview {display: none !important;}
-.wb-small {font-size: 0.85em; color: #444;}
-.wb-table table {border-collapse: collapse; font-size: 0.85em;}
-.wb-table td, .wb-table th {border-bottom: 1px solid #ddd; padding: 2px 6px; text-align: left;
-  vertical-align: top;}
-.wb-table td.num {white-space: nowrap;}
-</style>
-"""
-INTRO = (
-    "<div class='wb-small'>Every number is sourced (data/*.csv, data/README.md); "
-    "the app runs offline. Change any input: the recommendation and charts follow.</div>"
-)
 FIX_FIELD = (
     "<div class='wb-error'>Fix the highlighted field; the recommendation below is for the last "
     "valid inputs.</div>"
@@ -100,15 +84,15 @@ def _fmt_table(df: pd.DataFrame, max_rows: int = 200) -> str:
 class WorkbookApp:
     """Build with :func:`build_app`; ``.view`` is the widget to display."""
 
-    def __init__(self, preset: str = DEFAULT_PRESET):
+    def __init__(self, preset: str = DEFAULT_PRESET, overrides: str | None = None):
         if preset not in presets:
             raise ValueError(f"preset={preset!r} is unknown; allowed: {', '.join(presets)}")
-        self.catalog = load_catalog()
+        self.catalog = load_catalog(overrides)
         self.scenario = presets[preset]
         self.preset = preset
         self.rec: Recommendation | None = None
         #: Recommendation.trust per (accelerator, days, time factor): ~0.1 s that an input change
-        #: keeping the pick need not pay again (self.catalog is fixed).
+        #: keeping the pick need not pay again (cleared when the catalog changes).
         self._trust_cache: dict[tuple, str] = {}
         self._silent = False
         self._build()
@@ -128,6 +112,7 @@ class WorkbookApp:
         self.form = build_form(self._on_change, self._html, w.Layout(width=INPUT_WIDTH))
         self.inputs, self.errors = self.form.inputs, self.form.errors
         self._build_presets()
+        self.overrides = OverridesPanel(self.catalog, self.set_catalog, self._html, self._button)
         self._build_outputs()
         self._build_charts()
         self.view = w.VBox([self._html(CSS + INTRO), w.HBox([self._left(), self._right()])])
@@ -169,6 +154,7 @@ class WorkbookApp:
                 self._html("<b>Scenarios from the article</b>"),
                 w.HBox(self.preset_buttons[:5], layout=w.Layout(flex_flow="row wrap")),
                 w.HBox(self.preset_buttons[5:], layout=w.Layout(flex_flow="row wrap")),
+                self.overrides.box,
                 *self.form.steps,
             ],
             layout=w.Layout(width=COLUMN_WIDTH, min_width=COLUMN_WIDTH),
@@ -212,6 +198,13 @@ class WorkbookApp:
     def _on_change(self, change):
         if not self._silent:
             self._guard(self.update)
+
+    def set_catalog(self, catalog):
+        """Use ``catalog`` (the shipped data with the user's overrides) from now on, and
+        recompute."""
+        self.catalog = catalog
+        self._trust_cache.clear()
+        self._guard(self.update)
 
     def _on_preset(self, button):
         self._guard(lambda: self.apply_preset(button.description))
@@ -448,8 +441,7 @@ class WorkbookApp:
             ["parameter", "value", "low", "high", "unit", "source_kind", "source_url", "accessed"]
         ]
         return (
-            f"<p class='wb-small'>Data snapshot {snap['data_hash']} (latest source read "
-            f"{snap['latest_accessed']}); overrides: {len(snap['overrides'])}. "
+            f"<p class='wb-small'>D{escape(snapshot_line(snap))[1:]}. "
             "Tables in data/*.csv, documented in data/README.md.</p>"
             + self._price_html()
             + _fmt_table(table)
@@ -482,10 +474,11 @@ class FailedApp:
         display(self.view)
 
 
-def open_app(preset: str | None = None) -> WorkbookApp | FailedApp:
-    """The app (``.view`` is the widget to display); on any failure a :class:`FailedApp`."""
+def open_app(preset: str | None = None, overrides: str | None = None) -> WorkbookApp | FailedApp:
+    """The app (``.view`` is the widget to display), on the shipped data with the overrides file
+    ``overrides`` (a path) if given; on any failure a :class:`FailedApp`."""
     try:
-        return WorkbookApp(preset or preset_from_query())
+        return WorkbookApp(preset or preset_from_query(), overrides)
     except Exception as e:  # never a traceback on the executive's page
         log.error("app failed to start: %s\n%s", e, traceback.format_exc())
         return FailedApp(e)
