@@ -42,7 +42,8 @@ def test_charts_are_sent_once_the_page_reports_it_rendered():
     assert app.chart_widget is None and app.page_ready in app.chart_box.children
     app.page_ready._handle_custom_msg({"event": "rendered"}, [])  # what the browser sends
     jc = app.chart_widget
-    assert app.chart_box.children == (jc,) and jc.spec == app.chart.to_dict()
+    # PageReady stays beside the charts: its view carries the page's heartbeat.
+    assert app.chart_box.children == (jc, app.page_ready) and jc.spec == app.chart.to_dict()
     app.page_ready._handle_custom_msg({"event": "rendered"}, [])  # a second view of the same output
     assert app.chart_widget is jc
     before = jc.spec

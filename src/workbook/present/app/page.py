@@ -17,7 +17,6 @@ import time
 import traceback
 
 import altair as alt
-import anywidget
 import ipywidgets as w
 import pandas as pd
 from altair.utils.schemapi import debug_mode
@@ -47,6 +46,7 @@ from .form import (
     preset_in,
     scenario_from_values,
 )
+from .heartbeat import Liveness, PageReady
 from .serve import PREVIEW_KEY
 from .style import CSS, INTRO
 from .uploads import OverridesPanel
@@ -64,16 +64,6 @@ OPTION_COLUMNS = (
     "time_to_result_days cost_per_run_usd cost_per_year_usd first_year_cost_usd capex_usd "
     "usd_per_million_tokens facility_kw racks memory_per_gpu_gb mfu layout price_basis"
 ).split()
-
-
-class PageReady(anywidget.AnyWidget):
-    """Invisible; its view tells the kernel the page is on screen, and the page's URL query (the app
-    then applies a ``?preset=`` link and sends the charts)."""
-
-    _esm = (
-        "export default { render({ model }) { "
-        "model.send({ event: 'rendered', search: window.location.search }); } };"
-    )
 
 
 def _fmt_table(df: pd.DataFrame, max_rows: int = 200) -> str:
@@ -115,7 +105,9 @@ class WorkbookApp:
         self.overrides = OverridesPanel(self.catalog, self.set_catalog, self._html, self._button)
         self._build_outputs()
         self._build_charts()
-        self.view = w.VBox([self._html(CSS + INTRO), w.HBox([self._left(), self._right()])])
+        main = w.HBox([self._left(), self._right()])
+        main.add_class("wb-main")
+        self.view = w.VBox([self._html(CSS + INTRO), main])
 
     def _button(self, description: str, on_click, **kwargs) -> w.Button:
         """A button sharing one layout and one style model with the others (see :meth:`_html`)."""
@@ -140,12 +132,13 @@ class WorkbookApp:
         self.chart_widget = self.chart = None
         self.chart_names: list[str] = []
         self.page_ready = PageReady()
+        self.liveness = Liveness(self.page_ready)
         self.page_ready.on_msg(
             lambda _widget, content, _buffers: self._guard(lambda: self.on_page(content))
         )
         self.chart_box = w.VBox(
             [self._html("<div class='wb-busy'>Drawing the charts...</div>"), self.page_ready]
-        )
+        ).add_class("wb-charts")
 
     def _left(self) -> w.VBox:
         """The preset buttons, then the four steps of inputs."""
@@ -158,7 +151,7 @@ class WorkbookApp:
                 *self.form.steps,
             ],
             layout=w.Layout(width=COLUMN_WIDTH, min_width=COLUMN_WIDTH),
-        )
+        ).add_class("wb-inputs")
 
     def _right(self) -> w.VBox:
         """The conclusion first, then the evidence."""
@@ -180,7 +173,7 @@ class WorkbookApp:
                 self.evidence,
             ],
             layout=w.Layout(flex="1 1 auto", padding="0 0 0 16px"),
-        )
+        ).add_class("wb-results")
 
     # --- state <-> widgets ---------------------------------------------------------------------
     def _load(self, s: Scenario):
@@ -243,8 +236,10 @@ class WorkbookApp:
         display(self.view)
 
     def on_page(self, content: dict):
-        """The page is on screen (:class:`PageReady`): apply its ``?preset=`` link, then send the
-        charts."""
+        """A message of the page (:class:`PageReady`): answer a heartbeat; or the page is on
+        screen: apply its ``?preset=`` link, then send the charts."""
+        if self.liveness.answer(content):
+            return
         self.follow_link(str(content.get("search") or ""))
         self.show_charts()
 
@@ -379,7 +374,8 @@ class WorkbookApp:
         """Create the chart widget (idempotent); called when the page reports it has rendered."""
         if self.chart_widget is None and self.chart is not None:
             self.chart_widget = alt.JupyterChart(self.chart)  # validates once
-            self.chart_box.children = [self.chart_widget]
+            # PageReady stays on the page: its view carries the heartbeat.
+            self.chart_box.children = [self.chart_widget, self.page_ready]
 
     def _downloads(self) -> str:
         """The scenario (YAML) always; the options table (~1 MB) only on request, to keep updates

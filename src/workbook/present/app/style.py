@@ -13,6 +13,32 @@ CSS = """
 .wb-table td, .wb-table th {border-bottom: 1px solid #ddd; padding: 2px 6px; text-align: left;
   vertical-align: top;}
 .wb-table td.num {white-space: nowrap;}
+.wb-table {max-width: 100%; overflow-x: auto;}
+/* Charts scale down with their column instead of being clipped (Vega draws at a fixed size). */
+.wb-charts, .wb-results {min-width: 0; max-width: 100%;}
+.wb-results .widget-html, .wb-results .widget-html-content {min-width: 0; max-width: 100%;}
+.wb-results .widget-html-content {overflow-x: auto; overflow-wrap: anywhere;}
+.wb-charts .vega-embed, .wb-charts .chart-wrapper {width: 100% !important; max-width: 100%;}
+.wb-charts svg, .wb-charts canvas {max-width: 100% !important; height: auto !important;}
+/* A lost kernel: the stale results greyed and a banner (PageReady's heartbeat). */
+.wb-lost .wb-results {opacity: 0.35; pointer-events: none;}
+#wb-lost-banner {position: fixed; top: 0; left: 0; right: 0; z-index: 1000; padding: 10px 16px;
+  background: #a4161a; color: #fff; font: 600 1em sans-serif; text-align: center;}
+#wb-lost-banner button {margin-left: 12px; font: inherit; padding: 2px 10px; cursor: pointer;}
+/* Below ~900 px (a phone, a half-screen laptop): the recommendation first, the inputs below it,
+   both the full width; labels above their inputs on a phone. */
+@media (max-width: 900px) {
+  .wb-main {flex-direction: column-reverse !important;}
+  .wb-inputs {width: 100% !important; min-width: 0 !important;}
+  .wb-results {padding: 0 !important; width: 100% !important;}
+  .wb-inputs .widget-inline-hbox, .wb-inputs .widget-text, .wb-inputs .widget-dropdown,
+  .wb-inputs .widget-select-multiple {width: 100% !important; max-width: 100% !important;}
+}
+@media (max-width: 600px) {
+  .wb-inputs .widget-inline-hbox {flex-wrap: wrap;}
+  .wb-inputs .widget-inline-hbox > .widget-label {width: 100% !important; text-align: left;}
+  .wb-headline {font-size: 1.15em;}
+}
 </style>
 """
 INTRO = (

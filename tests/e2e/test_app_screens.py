@@ -1,0 +1,87 @@
+"""The app on a phone, a laptop and a desktop, and when its kernel dies (issue 16), in Debian's
+chromium against its own Voila server (this module kills that server's kernels at the end).
+
+At 400, 1024 and 1400 px no element of the page is wider than the viewport and the headline is
+on screen without scrolling sideways; below 900 px the recommendation comes before the inputs.
+A dead kernel greys the results and says "Connection lost" (the heartbeat of
+workbook.present.app.heartbeat). Screenshots go to artifacts/screenshots/screen-*.png.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+
+import pytest
+
+pytest.register_assert_rewrite("browser")
+from browser import needs_chromium, screenshot  # noqa: E402
+
+from workbook.present.app.heartbeat import HEARTBEAT_S, LOST_AFTER_S  # noqa: E402
+
+pytest_plugins = ["browser"]
+pytestmark = needs_chromium
+
+HEADLINE = "#wb-recommendation"
+
+#: Elements whose right edge lies beyond the viewport (fixed banners excepted).
+TOO_WIDE_JS = """() => { const W = window.innerWidth; const out = [];
+  for (const e of document.querySelectorAll('body *')) {
+    const r = e.getBoundingClientRect();
+    if (r.width > 0 && r.right > W + 1 && getComputedStyle(e).position !== 'fixed') {
+      out.push(String(e.className && e.className.baseVal !== undefined ? e.tagName : e.className)
+        + ' right=' + Math.round(r.right));
+    }
+  }
+  return out; }"""
+
+
+def _open(browser, url: str, width: int):
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.goto(url, wait_until="domcontentloaded", timeout=180_000)
+    page.wait_for_selector(HEADLINE, timeout=180_000)
+    page.wait_for_selector(".wb-charts svg.marks", timeout=120_000)
+    page.wait_for_timeout(1000)
+    return page
+
+
+@pytest.mark.parametrize("width", [400, 1024, 1400])
+def test_nothing_is_wider_than_the_screen(voila_app, browser, width):
+    page = _open(browser, voila_app.url, width)
+    try:
+        assert page.evaluate(TOO_WIDE_JS) == []
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+        box = page.locator(HEADLINE).bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width
+        inputs = page.locator(".wb-inputs").bounding_box()
+        if width < 900:  # stacked: the recommendation first, the inputs below it, full width
+            assert box["y"] < inputs["y"] and inputs["width"] > 0.8 * width
+        else:  # side by side
+            assert inputs["x"] < box["x"]
+        screenshot(page, f"screen-{width}px", full_page=False)
+    finally:
+        page.close()
+
+
+def test_a_dead_kernel_greys_the_results_and_says_reload(voila_app, browser):
+    """Last in this module: it kills every kernel of the module's server."""
+    page = _open(browser, voila_app.url, 1024)
+    try:
+        assert page.locator("#wb-lost-banner").count() == 0
+        kernels = subprocess.run(
+            ["pgrep", "-P", str(voila_app.process.pid)], capture_output=True, text=True
+        ).stdout.split()
+        assert kernels, "the server has no kernel processes"
+        for pid in kernels:
+            os.kill(int(pid), signal.SIGKILL)
+        page.wait_for_selector("#wb-lost-banner", timeout=(LOST_AFTER_S + 3 * HEARTBEAT_S) * 1000)
+        assert page.inner_text("#wb-lost-banner").startswith("Connection lost")
+        assert page.evaluate("() => document.body.classList.contains('wb-lost')")
+        opacity = page.evaluate(
+            "() => getComputedStyle(document.querySelector('.wb-results')).opacity"
+        )
+        assert float(opacity) < 0.5
+        screenshot(page, "screen-connection-lost", full_page=False)
+    finally:
+        page.close()
