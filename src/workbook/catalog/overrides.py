@@ -24,7 +24,7 @@ from typing import Iterable
 
 import pandas as pd
 
-from ..text import NO_SOURCE, shown
+from ..text import NO_SOURCE, listing, shown
 from .derived import check_derivations, follow_overrides, price_column
 from .schema import TABLES, Table
 from .tables import CatalogError, check_references, kv_value_problem, parse_table
@@ -173,7 +173,7 @@ def _id_rows(df: pd.DataFrame, o: Override) -> pd.Series:
             _where(o),
             None,
             "key",
-            f"no {o.table} row with {key_col} {shown(o.key)}; valid: {', '.join(df[key_col])}",
+            f"no {o.table} row with {key_col} {shown(o.key)}; valid: {listing(df[key_col])}",
         )
     return mask
 
