@@ -13,6 +13,8 @@ from typing import Any, Iterable
 import numpy as np
 import pandas as pd
 
+from .text import shown
+
 
 def _is_array(x) -> bool:
     return isinstance(x, (np.ndarray, pd.Series, list, tuple))
@@ -31,7 +33,7 @@ def check_number(
     """Check a scalar or array of numbers; return it unchanged (arrays as float ndarray/Series)."""
     allowed = _allowed_text(minimum, maximum, positive, integer)
     if isinstance(value, bool) or value is None or isinstance(value, str):
-        raise ValueError(f"{name}={value!r} is not a number; allowed: {allowed}")
+        raise ValueError(f"{name}={shown(value)} is not a number; allowed: {allowed}")
     if _is_array(value):
         try:
             arr = np.asarray(value, dtype=float)
@@ -53,26 +55,28 @@ def check_number(
         if bad.any():
             first = arr[bad.nonzero()[0][0]] if arr.ndim else arr
             raise ValueError(
-                f"{name} has {int(bad.sum())} invalid value(s), e.g. {first!r}; allowed: {allowed}"
+                f"{name} has {int(bad.sum())} invalid value(s), e.g. {shown(float(first))}; "
+                f"allowed: {allowed}"
             )
         return value if isinstance(value, pd.Series) else arr
     if not isinstance(value, numbers.Real):
         raise ValueError(
-            f"{name}={value!r} is not a number (got {type(value).__name__}); allowed: {allowed}"
+            f"{name}={shown(value)} is not a number (got {type(value).__name__}); "
+            f"allowed: {allowed}"
         )
     v = float(value)
     if not math.isfinite(v):
-        raise ValueError(f"{name}={value!r} is not a finite number; allowed: {allowed}")
+        raise ValueError(f"{name}={shown(value)} is not a finite number; allowed: {allowed}")
     if positive and v <= 0:
-        raise ValueError(f"{name}={value!r} must be greater than 0; allowed: {allowed}")
+        raise ValueError(f"{name}={shown(value)} must be greater than 0; allowed: {allowed}")
     if not allow_zero and v == 0:
-        raise ValueError(f"{name}={value!r} must not be 0; allowed: {allowed}")
+        raise ValueError(f"{name}={shown(value)} must not be 0; allowed: {allowed}")
     if minimum is not None and v < minimum:
-        raise ValueError(f"{name}={value!r} is below the minimum; allowed: {allowed}")
+        raise ValueError(f"{name}={shown(value)} is below the minimum; allowed: {allowed}")
     if maximum is not None and v > maximum:
-        raise ValueError(f"{name}={value!r} is above the maximum; allowed: {allowed}")
+        raise ValueError(f"{name}={shown(value)} is above the maximum; allowed: {allowed}")
     if integer and v != round(v):
-        raise ValueError(f"{name}={value!r} is not a whole number; allowed: {allowed}")
+        raise ValueError(f"{name}={shown(value)} is not a whole number; allowed: {allowed}")
     return value
 
 
@@ -95,7 +99,7 @@ def check_choice(name: str, value: Any, allowed: Iterable[str]) -> Any:
     for v in values:
         if not isinstance(v, str) or v not in allowed:
             raise ValueError(
-                f"{name}={v!r} is not allowed; allowed: {', '.join(map(str, allowed))}"
+                f"{name}={shown(v)} is not allowed; allowed: {', '.join(map(str, allowed))}"
             )
     return value
 

@@ -101,6 +101,15 @@ def shown(value) -> str:
     return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 3] + "..."
 
 
+def listing(items: Iterable, limit: int = 25) -> str:
+    """``a, b, c`` for a message's "allowed:" part; past ``limit`` items, the first ones and how
+    many there are in all (a table of 113 price ids is not a message)."""
+    items = [str(x) for x in items]
+    if len(items) <= limit:
+        return ", ".join(items)
+    return ", ".join(items[:limit]) + f", ... ({len(items)} in all)"
+
+
 #: How an override without its own source is marked in every output (issue 13).
 NO_SOURCE = "user override, no source"
 

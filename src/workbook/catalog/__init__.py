@@ -11,7 +11,7 @@ from .lookup import (
 )
 from .overrides import Override, read_overrides
 from .schema import TABLES, Column, Table
-from .tables import CatalogError, UnknownIdError, load_table, parse_table
+from .tables import CatalogError, UnknownIdError, kv_value_problem, load_table, parse_table
 
 __all__ = [
     "DATA_DIR",
@@ -24,6 +24,7 @@ __all__ = [
     "UnknownIdError",
     "accelerators",
     "clear_cache",
+    "kv_value_problem",
     "load_catalog",
     "load_table",
     "parse_table",

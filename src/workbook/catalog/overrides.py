@@ -24,10 +24,10 @@ from typing import Iterable
 
 import pandas as pd
 
-from ..text import NO_SOURCE, shown
+from ..text import NO_SOURCE, listing, shown
 from .derived import check_derivations, follow_overrides, price_column
 from .schema import TABLES, Table
-from .tables import CatalogError, check_references, parse_table
+from .tables import CatalogError, check_references, kv_value_problem, parse_table
 
 #: The key column of the tables overridden by a plain id.
 _KEY_COLUMN = {
@@ -173,7 +173,7 @@ def _id_rows(df: pd.DataFrame, o: Override) -> pd.Series:
             _where(o),
             None,
             "key",
-            f"no {o.table} row with {key_col} {shown(o.key)}; valid: {', '.join(df[key_col])}",
+            f"no {o.table} row with {key_col} {shown(o.key)}; valid: {listing(df[key_col])}",
         )
     return mask
 
@@ -186,6 +186,11 @@ def apply_override(tables: dict[str, pd.DataFrame], o: Override) -> list[str]:
     df = tables[o.table]
     if o.table in ("facility", "assumptions"):
         mask = _key_value_rows(df, o)
+        problem = (
+            kv_value_problem(df[mask].iloc[0].to_dict(), o.value) if o.column == "value" else ""
+        )
+        if problem:
+            raise CatalogError(_where(o), None, "value", problem)
     elif o.table == "prices" and ":" in o.key:
         df, mask = _default_price_rows(df, o, list(tables["accelerators"]["accelerator_id"]))
     else:

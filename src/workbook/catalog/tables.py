@@ -20,6 +20,7 @@ from typing import Iterable
 import pandas as pd
 
 from ..shipped import DATA_DIR
+from ..text import shown
 from .schema import TABLES, Column, Table
 
 _ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
@@ -351,6 +352,53 @@ def check_references(tables: dict[str, pd.DataFrame]) -> None:
     _check_price_columns(tables["prices"])
     _check_one_default_price(tables["prices"])
     _check_accelerators_complete(tables)
+
+
+# --- allowed values of a key-value parameter ------------------------------------------------------
+#: A parameter's value may be at most this many times the top of its plausible range (``high``, or
+#: the shipped value): a hundred times is a typo, not a plan (issue 13: ``gemm_efficiency=50``).
+KV_MAX_TIMES_HIGH = 100
+#: Words of the parameters that must be above zero: efficiencies, rates, bandwidths, batches,
+#: caps, factors, lives and unit prices divide or scale a time or a cost, so zero gives infinite or
+#: undefined results (issue 13: ``failure_rate_per_gpu_hour=0`` gave NaN). An overlap, an
+#: overhead or a lead time may be zero.
+POSITIVE_WORDS = (
+    "efficiency", "maturity", "rate", "bw", "batch", "max", "factor", "life", "usable",
+    "throttle", "stages", "per_", "pue",
+)  # fmt: skip
+#: ... except these, whose zero means "none of it" (the fit tries zero HBM traffic).
+ZERO_MEANS_NONE = ("memory_traffic_bytes_per_token_layer_dmodel",)
+
+
+def kv_allowed(rec: dict) -> tuple[float, bool, float]:
+    """The allowed values of a facility / assumptions parameter, from its shipped row: ``(low,
+    low_exclusive, high)``. Zero or more (more than zero for :data:`POSITIVE_WORDS`); at most 1
+    for a fraction (the unit starts with "fraction"), else at most :data:`KV_MAX_TIMES_HIGH` times
+    the top of its plausible range."""
+    value, high = (
+        float(rec.get(k)) if pd.notna(rec.get(k)) else math.nan for k in ("value", "high")
+    )
+    top = (
+        1.0
+        if str(rec.get("unit", "")).startswith("fraction")
+        else KV_MAX_TIMES_HIGH * max(x for x in (high, value, 1e-300) if math.isfinite(x))
+    )
+    name = str(rec.get("parameter"))
+    positive = any(w in name for w in POSITIVE_WORDS) and name not in ZERO_MEANS_NONE
+    return 0.0, positive, top
+
+
+def kv_value_problem(rec: dict, value) -> str:
+    """Why ``value`` is not allowed for the parameter of shipped row ``rec`` ("" if it is)."""
+    low, exclusive, high = kv_allowed(rec)
+    allowed = f"allowed: {'> 0' if exclusive else '>= 0'} and <= {high:g}"
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return f"{shown(value)} is not a number; {allowed}"
+    if not math.isfinite(v) or v < low or (exclusive and v == low) or v > high:
+        return f"{v:g} is out of range; {allowed}"
+    return ""
 
 
 # --- the shipped data directory ------------------------------------------------------------------

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from difflib import get_close_matches
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..catalog import Catalog
+from ..catalog import Catalog, kv_value_problem
 from ..checks import check_choice, check_number
+from ..text import shown
 from . import flops as compute
 from .memory import STATE_BYTES
 
@@ -52,10 +54,18 @@ def assumption_values(
     """Global values of every assumption (``overrides`` wins), keyed by parameter name."""
     glob = catalog.global_rows("assumptions")
     values = dict(zip(glob["parameter"], glob["value"].astype(float)))
+    if overrides is not None and not isinstance(overrides, dict):
+        raise ValueError(f"assumptions={shown(overrides)} is not a dict; allowed: {{name: value}}")
+    rows = {r["parameter"]: r for r in glob.to_dict("records")}
     for k, v in (overrides or {}).items():
         if k not in values:
-            raise ValueError(f"assumption {k!r} is unknown; allowed: {', '.join(sorted(values))}")
+            raise ValueError(
+                f"assumption {shown(k)} is unknown; allowed: {', '.join(sorted(values))}"
+            )
         values[k] = float(check_number(f"assumptions[{k!r}]", v))
+        problem = kv_value_problem(rows[k], v)
+        if problem:
+            raise ValueError(f"assumptions[{k!r}]={problem}")
     return values
 
 
@@ -127,13 +137,55 @@ class Machines:
 
 
 def _checked(df: pd.DataFrame, name: str, **rule) -> np.ndarray:
-    return np.asarray(check_number(name, _column(df, name).to_numpy(float), **rule), float)
+    return np.asarray(
+        check_number(name, _column(df, name).to_numpy(float), maximum=LIMITS.get(name), **rule),
+        float,
+    )
+
+
+#: Upper bounds of the configuration numbers (every range has one; issue 13): the Scenario's own
+#: limits for size, tokens and sequence, ten million GPUs (600x the largest published run, 16,384
+#: H100), and shapes far beyond any published model (Llama 3.1 405B: 126 layers, d = 16,384).
+LIMITS = {
+    "n_params": 1e14,
+    "n_tokens": 1e15,
+    "n_gpus": 1e7,
+    "seq_len": 1_048_576,
+    "n_layers": 10_000,
+    "d_model": 1_000_000,
+    "global_batch_tokens": 1e10,
+}
+
+
+def _check_frame(configs) -> None:
+    """A non-empty DataFrame whose columns are not misspellings of the engine's."""
+    if not isinstance(configs, pd.DataFrame):
+        raise ValueError(
+            f"configs={shown(configs)} is not a DataFrame; allowed: one row per configuration"
+        )
+    if len(configs) == 0:
+        raise ValueError("configs is empty; allowed: a DataFrame with at least one row")
+    for c in map(str, configs.columns):
+        close = get_close_matches(c, list(CONFIG_DEFAULTS), n=1, cutoff=0.85)
+        if c not in CONFIG_DEFAULTS and close:
+            raise ValueError(
+                f"configuration column {shown(c)} is not one the engine reads; "
+                f"did you mean {close[0]!r}? allowed: {', '.join(CONFIG_DEFAULTS)}"
+            )
+
+
+def _optional_shape(df: pd.DataFrame, name: str) -> np.ndarray:
+    """A given layer count or width (NaN: derive it): a whole number within :data:`LIMITS`."""
+    col = _column(df, name).to_numpy(float)
+    given = col[~np.isnan(col)]
+    if given.size:
+        check_number(name, given, positive=True, integer=True, maximum=LIMITS[name])
+    return col
 
 
 def read_configs(configs: pd.DataFrame) -> Configs:
     """Step 1 of the estimate: every column checked (numbers, then names), defaults filled in."""
-    if len(configs) == 0:
-        raise ValueError("configs is empty; allowed: a DataFrame with at least one row")
+    _check_frame(configs)
     df = configs.reset_index(drop=True)
     n_params = _checked(df, "n_params", positive=True)
     n_tokens = _checked(df, "n_tokens", positive=True)
@@ -156,8 +208,8 @@ def read_configs(configs: pd.DataFrame) -> Configs:
         n_tokens=n_tokens,
         n_gpus=n_gpus,
         seq_len=seq_len,
-        n_layers=_column(df, "n_layers").to_numpy(float),
-        d_model=_column(df, "d_model").to_numpy(float),
+        n_layers=_optional_shape(df, "n_layers"),
+        d_model=_optional_shape(df, "d_model"),
         global_batch_tokens=_column(df, "global_batch_tokens").to_numpy(float),
         accelerator=_column(df, "accelerator").to_numpy(object),
         fabric=_column(df, "fabric").fillna(DEFAULT_FABRIC).to_numpy(object),

@@ -10,6 +10,7 @@ parameters for instance, and stored in the scenario's own). The page's URL can n
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from urllib.parse import parse_qs
 
 import ipywidgets as w
 from ipywidgets.widgets.widget_description import DescriptionStyle
+from ipywidgets.widgets.widget_string import TextStyle
 
 from ...decide import (
     ACQUISITIONS,
@@ -26,6 +28,7 @@ from ...decide import (
     REGIONS,
     WORKLOADS,
     Scenario,
+    ScenarioError,
     presets,
 )
 from ...units import GIGA
@@ -88,7 +91,12 @@ def _rows():
 
 
 def input_widget(
-    label: str, kind: str, extra: Any, style: DescriptionStyle, layout: w.Layout
+    label: str,
+    kind: str,
+    extra: Any,
+    style: DescriptionStyle,
+    layout: w.Layout,
+    text_style: TextStyle | None = None,
 ) -> w.ValueWidget:
     """The widget for one row of :data:`FIELDS` (numbers update on Enter or leaving the box)."""
     if kind == "choice":
@@ -103,9 +111,40 @@ def input_widget(
         )
     if kind == "bool":
         return w.Checkbox(description=label, indent=False, layout=layout)
-    if kind == "int":
-        return w.IntText(description=label, style=style, layout=layout, continuous_update=False)
-    return w.FloatText(description=label, style=style, layout=layout, continuous_update=False)
+    # Numbers are typed as text and read here (read_number): the browser's IntText / FloatText
+    # silently dropped what they could not read ("2.5" became 25, "1,5" became 15).
+    text_style = text_style or TextStyle(description_width=LABEL_WIDTH)
+    return w.Text(description=label, style=text_style, layout=layout, continuous_update=False)
+
+
+def number_text(x: float) -> str:
+    """A number as an input shows it: whole numbers without a decimal point, others exactly
+    (``repr``: it reads back to the same float)."""
+    x = float(x)
+    return str(int(x)) if x.is_integer() and abs(x) < 1e16 else repr(x)
+
+
+def read_number(field: str, text: Any, kind: str) -> float | int:
+    """What a number input holds, read strictly; raises :class:`ScenarioError` naming the field
+    and echoing the text as typed."""
+    t = str(text).strip()
+    why = ""
+    if not t:
+        why = "is empty; allowed: a number"
+    elif "," in t:
+        why = "has a comma; allowed: a number with a dot for decimals and no thousands separator"
+    else:
+        try:
+            v = float(t)
+        except ValueError:
+            v, why = math.nan, "is not a number; allowed: e.g. 2, 0.5 or 1e9"
+        if not why and not math.isfinite(v):
+            why = "is not a finite number; allowed: a finite number"
+        elif not why and kind == "int" and not v.is_integer():
+            why = "is not a whole number; allowed: a whole number"
+    if why:
+        raise ScenarioError([(field, t, why)])
+    return int(v) if kind == "int" else v
 
 
 def widget_values(s: Scenario) -> dict[str, Any]:
@@ -117,11 +156,9 @@ def widget_values(s: Scenario) -> dict[str, Any]:
         if kind == "multi":
             v = tuple(v)
         elif kind in ("float", "int") and field in OPTIONAL_ZERO and v is None:
-            v = 0
-        elif kind == "float":
-            v = float(v) / scale
-        elif kind == "int":
-            v = int(v)
+            v = "0"
+        elif kind in ("float", "int"):
+            v = number_text(float(v) / scale)
         values[field] = v
     return values
 
@@ -130,18 +167,29 @@ def scenario_from_values(base: Scenario, values: dict[str, Any], preset: str) ->
     """The scenario the inputs describe: ``base`` with every field of :data:`FIELDS` from
     ``values``, named ``preset`` while it equals that preset, else ``custom``. Raises
     :class:`~workbook.decide.ScenarioError` on bad values."""
-    data = base.model_dump()
+    data, typed, problems = base.model_dump(), {}, []
     for field, _, kind, scale in _rows():
         v = values[field]
         if kind == "multi":
             v = list(v)
-        elif kind == "float":
-            v = None if (field in OPTIONAL_ZERO and v == 0) else v * scale
-        elif kind == "int" and field in OPTIONAL_ZERO and v == 0:
-            v = None
+        elif kind in ("float", "int"):
+            typed[field] = v
+            try:
+                v = read_number(field, v, kind)
+            except ScenarioError as e:
+                problems += e.errors
+                continue
+            v = None if field in OPTIONAL_ZERO and v == 0 else v * scale if kind == "float" else v
         data[field] = v
+    if problems:
+        raise ScenarioError(problems)
     data["name"] = preset if _matches_preset(data, preset) else "custom"
-    return Scenario(**data)
+    try:
+        return Scenario(**data)
+    except ScenarioError as e:  # echo numbers as typed, in the units the field shows
+        raise ScenarioError(
+            [(f, typed.get(f.split(".")[0], v), m) for f, v, m in e.errors]
+        ) from None
 
 
 def _matches_preset(data: dict, preset: str) -> bool:
@@ -186,11 +234,12 @@ def build_form(
     style); ``layout`` is the one layout every input and error line shares (fewer widget models
     make a faster first view)."""
     style = DescriptionStyle(description_width=LABEL_WIDTH)
+    text_style = TextStyle(description_width=LABEL_WIDTH)
     inputs, errors, steps = {}, {}, []
     for step, fields in FIELDS.items():
         rows = []
         for field, label, kind, extra in fields:
-            wd = input_widget(label, kind, extra, style, layout)
+            wd = input_widget(label, kind, extra, style, layout, text_style)
             wd.observe(on_change, names="value")
             err = html("", layout=layout)
             err.add_class("wb-error")

@@ -33,7 +33,7 @@ from ...decide import (
     presets,
     recommend,
 )
-from ...text import snapshot_line
+from ...text import shown, snapshot_line
 from ...units import MEGA
 from .. import charts
 from ..format import download_link, escape, html_table
@@ -278,7 +278,7 @@ class WorkbookApp:
         for field, value, msg in err.errors:
             key = field.split(".")[0]
             target = self.errors.get(key)
-            text = escape(f"{msg}" if key == "<scenario>" else f"{value!r}: {msg}")
+            text = escape(f"{msg}" if key == "<scenario>" else f"{shown(value)}: {msg}")
             if target is not None:
                 target.value = text
             else:
