@@ -28,9 +28,9 @@ from ..present.render import (
     CHROMIUM,
     DEFAULT_TIMEOUT_S,
     ReportError,
-    render_report,
     resolve_scenario,
 )
+from ..present.reports import MemoJob, render_memo
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_PDF = 0, 1, 2, 3
 
@@ -40,8 +40,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
     r = sub.add_parser(
         "report",
         help="render the decision memo (HTML, optionally PDF) for scenarios",
-        description="Execute notebooks/report.ipynb with papermill for each scenario and export an "
-        "offline HTML memo (no code, no CDN). SCENARIO is a .yaml/.json file or a preset name.",
+        description="Run the engine for each scenario in this process and export "
+        "notebooks/report.ipynb with the memo as an offline HTML memo (no code, no CDN). "
+        "SCENARIO is a .yaml/.json file or a preset name.",
     )
     r.add_argument(
         "scenarios",
@@ -70,7 +71,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
         type=float,
         default=None,
         metavar="S",
-        help="per-cell execution timeout of the notebook [s] (default 300)",
+        help="time limit of one memo's engine run and export [s] (default 300)",
     )
     r.set_defaults(run=report)
     return r
@@ -175,8 +176,8 @@ def _render_all(jobs: list[Job], pdf: bool, timeout_s: float) -> int:
         bar.set_postfix_str(job.spec)
         t0 = time.perf_counter()
         try:
-            written = render_report(
-                job.scenario, job.target, preset=job.preset, pdf=pdf, timeout_s=timeout_s
+            written = render_memo(
+                MemoJob(job.scenario, job.preset, job.target), pdf=pdf, timeout_s=timeout_s
             )
         except ReportError as e:
             failed += 1

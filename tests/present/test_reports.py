@@ -1,0 +1,99 @@
+"""Memo files from scenarios in this process (workbook.present.reports): a failure of any step
+leaves no file behind and says what failed in one line; a batch exports the notebook once.
+tests/e2e/test_report.py renders real memos through the command line."""
+
+from __future__ import annotations
+
+import time
+
+import nbformat
+import pytest
+
+from workbook.decide import presets
+from workbook.present import reports
+from workbook.present.memo import Memo
+from workbook.present.render import REPORT_NOTEBOOK, ReportError
+
+SCENARIO = presets["small-team-instruction-tuning"]
+
+
+def _fake_memo(scenario, preset=""):
+    return Memo(scenario, "Rent 8 x H100 for $5 per run.", '<div class="memo"><p>$5</p></div>')
+
+
+@pytest.fixture
+def out_dir(tmp_path):
+    d = tmp_path / "out"
+    d.mkdir()
+    (d / "keep.html").write_text("an older report")
+    return d
+
+
+def test_memo_goes_into_the_notebook_cell_tagged_memo(monkeypatch, tmp_path):
+    monkeypatch.setattr(reports, "memo", _fake_memo)
+    job = reports.MemoJob(SCENARIO, "", tmp_path / "r.html")
+    assert reports.render_memo(job) == [tmp_path / "r.html"]
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert '<div class="memo"><p>$5</p></div>' in page
+    assert f"<title>Decision memo: {SCENARIO.name}</title>" in page
+    assert reports.BODY_MARK not in page and reports.TITLE_MARK not in page
+    # No code, no parameters: the exported notebook shows only the memo.
+    assert "scenario_yaml" not in page and "from workbook" not in page
+
+
+def test_a_failing_engine_leaves_no_partial_report(monkeypatch, out_dir):
+    def explode(scenario, preset=""):
+        raise RuntimeError("engine exploded\nsecond line")
+
+    monkeypatch.setattr(reports, "memo", explode)
+    job = reports.MemoJob(SCENARIO, "", out_dir / "report.html")
+    with pytest.raises(ReportError, match=r"^the memo failed: RuntimeError: engine exploded$"):
+        reports.render_memo(job)
+    assert sorted(p.name for p in out_dir.iterdir()) == ["keep.html"]
+
+
+def test_a_memo_past_its_time_limit_stops_and_writes_nothing(monkeypatch, out_dir):
+    def slow(scenario, preset=""):
+        time.sleep(5)
+
+    monkeypatch.setattr(reports, "memo", slow)
+    job = reports.MemoJob(SCENARIO, "", out_dir / "report.html")
+    t0 = time.perf_counter()
+    with pytest.raises(ReportError, match="did not finish within 0.3 s"):
+        reports.render_memo(job, timeout_s=0.3)
+    assert time.perf_counter() - t0 < 3
+    assert sorted(p.name for p in out_dir.iterdir()) == ["keep.html"]
+
+
+def test_a_notebook_without_a_memo_cell_is_a_clear_error(monkeypatch, tmp_path, out_dir):
+    monkeypatch.setattr(reports, "memo", _fake_memo)
+    nb = nbformat.read(str(REPORT_NOTEBOOK), as_version=4)
+    for c in nb.cells:
+        c.metadata["tags"] = [t for t in c.metadata.get("tags", []) if t != "memo"]
+    broken = tmp_path / "no-memo-cell.ipynb"
+    nbformat.write(nb, str(broken))
+    job = reports.MemoJob(SCENARIO, "", out_dir / "report.html")
+    with pytest.raises(ReportError, match="has no cell tagged 'memo'"):
+        reports.render_memo(job, notebook=broken)
+    assert sorted(p.name for p in out_dir.iterdir()) == ["keep.html"]
+
+
+def test_pdf_without_chromium_is_a_clear_error_and_writes_nothing(tmp_path, monkeypatch):
+    monkeypatch.setattr(reports, "CHROMIUM", tmp_path / "no-chromium")
+    job = reports.MemoJob(SCENARIO, "", tmp_path / "r.html")
+    with pytest.raises(ReportError, match="apt-get install chromium"):
+        reports.render_memo(job, pdf=True)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_page_is_exported_once_per_notebook_version(monkeypatch, tmp_path):
+    """A batch pays nbconvert's export once: the second memo reuses the page."""
+    monkeypatch.setattr(reports, "memo", _fake_memo)
+    calls = []
+    real = reports.export
+    monkeypatch.setattr(reports, "export", lambda *a, **k: calls.append(1) or real(*a, **k))
+    nb = tmp_path / "report.ipynb"
+    nb.write_bytes(REPORT_NOTEBOOK.read_bytes())
+    for i in range(3):
+        reports.render_memo(reports.MemoJob(SCENARIO, "", tmp_path / f"r{i}.html"), notebook=nb)
+    assert len(calls) == 1
