@@ -10,6 +10,7 @@ tests/present/test_memo.py.
 from __future__ import annotations
 
 import html
+import os
 import re
 import shutil
 import subprocess
@@ -66,7 +67,10 @@ def batch(tmp_path_factory) -> SimpleNamespace:
         "--out-dir",
         str(out),
     ]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=work, check=False)
+    env = {**os.environ, "WORKBOOK_CACHE_DIR": str(work / "cache")}  # a fresh page export
+    r = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=600, cwd=work, check=False, env=env
+    )
     return SimpleNamespace(
         result=r, out=out, html={p.stem: p.read_text(encoding="utf-8") for p in out.glob("*.html")}
     )

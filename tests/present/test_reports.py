@@ -87,8 +87,10 @@ def test_pdf_without_chromium_is_a_clear_error_and_writes_nothing(tmp_path, monk
 
 
 def test_the_page_is_exported_once_per_notebook_version(monkeypatch, tmp_path):
-    """A batch pays nbconvert's export once: the second memo reuses the page."""
+    """A batch pays nbconvert's export once: the second memo reuses the page, and so does the
+    next process (the page kept in the cache folder); an edited notebook is exported again."""
     monkeypatch.setattr(reports, "memo", _fake_memo)
+    monkeypatch.setattr(reports, "CACHE_DIR", tmp_path / "cache")
     calls = []
     real = reports.export
     monkeypatch.setattr(reports, "export", lambda *a, **k: calls.append(1) or real(*a, **k))
@@ -96,4 +98,29 @@ def test_the_page_is_exported_once_per_notebook_version(monkeypatch, tmp_path):
     nb.write_bytes(REPORT_NOTEBOOK.read_bytes())
     for i in range(3):
         reports.render_memo(reports.MemoJob(SCENARIO, "", tmp_path / f"r{i}.html"), notebook=nb)
+    assert len(calls) == 1 and len(list((tmp_path / "cache").iterdir())) == 1
+    reports._shell.cache_clear()  # as in a new process
+    reports.render_memo(reports.MemoJob(SCENARIO, "", tmp_path / "again.html"), notebook=nb)
     assert len(calls) == 1
+    assert (tmp_path / "again.html").read_text() == (tmp_path / "r0.html").read_text()
+    edited = nbformat.read(str(nb), as_version=4)
+    edited.cells[0].source += "\n\nEdited."
+    nbformat.write(edited, str(nb))
+    reports.render_memo(reports.MemoJob(SCENARIO, "", tmp_path / "edited.html"), notebook=nb)
+    assert len(calls) == 2
+
+
+def test_a_batch_goes_on_past_a_failed_memo(monkeypatch, tmp_path):
+    def sometimes(scenario, preset=""):
+        if preset == "band-under-7b":
+            raise ValueError("no luck")
+        return _fake_memo(scenario, preset)
+
+    monkeypatch.setattr(reports, "memo", sometimes)
+    names = ["small-team-instruction-tuning", "band-under-7b", "band-7b-to-70b"]
+    jobs = [reports.MemoJob(presets[n], n, tmp_path / f"{n}.html") for n in names]
+    results = list(reports.render_batch(jobs))
+    assert [r.index for r in results] == [0, 1, 2]
+    assert results[1].error == "the memo failed: ValueError: no luck" and not results[1].written
+    assert [r.written for r in (results[0], results[2])] == [[jobs[0].target], [jobs[2].target]]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"{n}.html" for n in names[::2])

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,10 +26,9 @@ from ..decide import Scenario, ScenarioError
 from ..present.render import (
     CHROMIUM,
     DEFAULT_TIMEOUT_S,
-    ReportError,
     resolve_scenario,
 )
-from ..present.reports import MemoJob, render_memo
+from ..present.reports import MemoJob, render_batch
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_PDF = 0, 1, 2, 3
 
@@ -166,27 +164,23 @@ def _pdf_wanted(pdf: bool) -> tuple[bool, int]:
 
 
 def _render_all(jobs: list[Job], pdf: bool, timeout_s: float) -> int:
-    """Render every job (a progress bar for a batch); each report reaches its path only when its
-    run succeeded. Returns how many failed."""
+    """Render every job (:func:`workbook.present.reports.render_batch`, a progress bar for a
+    batch); each report reaches its path only when its run succeeded. Returns how many failed."""
     from tqdm import tqdm
 
-    bar = tqdm(jobs, desc="reports", unit="report", disable=len(jobs) < 2, file=sys.stderr)
+    memo_jobs = [MemoJob(job.scenario, job.preset, job.target) for job in jobs]
+    bar = tqdm(
+        total=len(jobs), desc="reports", unit="report", disable=len(jobs) < 2, file=sys.stderr
+    )
     failed = 0
-    for job in bar:
-        bar.set_postfix_str(job.spec)
-        t0 = time.perf_counter()
-        try:
-            written = render_memo(
-                MemoJob(job.scenario, job.preset, job.target), pdf=pdf, timeout_s=timeout_s
-            )
-        except ReportError as e:
+    for result in render_batch(memo_jobs, pdf=pdf, timeout_s=timeout_s):
+        bar.update()
+        if result.error:
             failed += 1
-            tqdm.write(f"error: {job.spec}: {e}", file=sys.stderr)
+            tqdm.write(f"error: {jobs[result.index].spec}: {result.error}", file=sys.stderr)
             continue
-        tqdm.write(
-            f"wrote {', '.join(map(str, written))} ({time.perf_counter() - t0:.1f} s)",
-            file=sys.stdout,
-        )
+        written = ", ".join(map(str, result.written))
+        tqdm.write(f"wrote {written} ({result.seconds:.1f} s)", file=sys.stdout)
     bar.close()
     return failed
 

@@ -25,7 +25,6 @@ from ..text import (
     days_text,
     duration_text,
     option_label,
-    option_labels,
     overrides_text,
     params_label,
     runs_text,
@@ -196,14 +195,16 @@ def deadline_text(s: Scenario, rec: Recommendation) -> str:
 
 # --- the risks ----------------------------------------------------------------------------------
 def option_words(rec: Recommendation, label: str) -> str:
-    """An option label of the tornado / Monte Carlo (``buy-new 8 x b200-hgx``) in words: ``buy
-    new 8 x NVIDIA B200 (HGX B200, 180 GB)``."""
+    """An option label of the tornado / Monte Carlo (:func:`workbook.text.option_label`: ``buy-new
+    8 x b200-hgx``) in words: ``buy new 8 x NVIDIA B200 (HGX B200, 180 GB)``; the label itself
+    when it names no option of ``rec``."""
+    mode, _, rest = label.partition(" ")
+    n, _, accelerator = rest.partition(" x ")
     o = rec.options
-    hit = o[option_labels(o) == label]
-    if hit.empty:
+    names = o.loc[o["accelerator"] == accelerator, "name"]
+    if mode not in MODE_PHRASE or not n.isdigit() or names.empty:
         return label
-    r = hit.iloc[0]
-    return f"{MODE_PHRASE.get(r['acquisition'], r['acquisition'])} {int(r['n_gpus'])} x {r['name']}"
+    return f"{MODE_PHRASE[mode]} {n} x {names.iloc[0]}"
 
 
 _SET_VALUE = re.compile(r"^(?P<name>\w+) = (?P<value>\S+)$")
