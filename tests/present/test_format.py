@@ -13,6 +13,8 @@ from workbook.present.format import (
     html_table,
     links,
     number,
+    people_frame,
+    people_table,
     pick_columns,
     plain_number,
     readable,
@@ -96,3 +98,34 @@ def test_local_files_are_cited_by_what_they_are_not_by_path():
 def test_identifier_cells_may_break_anywhere_when_printed():
     assert cell("parameter", "memory_traffic_bytes") == '<td class="id">memory_traffic_bytes</td>'
     assert cell("assumption", "Rental prices") == "<td>Rental prices</td>"
+
+
+def test_people_tables_have_no_scientific_notation_and_ignore_mathjax():
+    """Notebook 02 printed 7.000000e+10 (issue 17); its tables now read 70B, $1,001,950, 37.8%."""
+    df = pd.DataFrame(
+        {
+            "n_params": [7e10],
+            "n_tokens": [1e12],
+            "capex_usd": [1001950.4],
+            "mfu": [0.377788],
+            "wall_days": [95.928],
+            "gpu_hours": [762700.7],
+            "step_s": [0.021457],
+            "fits_in_memory": [True],
+            "flops_total": [2.1e24],
+        }
+    )
+    row = people_frame(df).iloc[0].to_dict()
+    assert row == {
+        "n_params": "70B",
+        "n_tokens": "1T",
+        "capex_usd": "$1,001,950",
+        "mfu": "37.8%",
+        "wall_days": "95.9",
+        "gpu_hours": "762,701",
+        "step_s": "0.02146",
+        "fits_in_memory": "yes",
+        "flops_total": "2.1 × 10²⁴",
+    }
+    html_ = people_table(df)._repr_html_()
+    assert 'class="dataframe mathjax_ignore tex2jax_ignore"' in html_ and "e+" not in html_

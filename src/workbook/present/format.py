@@ -15,9 +15,10 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from ..text import ARTICLE_CITATION
+from ..text import ARTICLE_CITATION, params_label
 
 
 def escape(x: Any) -> str:
@@ -253,3 +254,48 @@ def pick_columns(df: pd.DataFrame, wanted: Iterable[str]) -> pd.DataFrame:
     fresh 0..n-1 index."""
     cols = [c for c in wanted if c in df.columns]
     return (df[cols] if cols else df).reset_index(drop=True)
+
+
+def _people_value(col: str, v: Any) -> str:
+    """One value of column ``col`` as :func:`people_table` shows it."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return ""
+    if isinstance(v, (bool, np.bool_)):
+        return "yes" if v else "no"
+    if not isinstance(v, (int, float, np.integer, np.floating)):
+        return readable(v)
+    v = float(v)
+    if col.endswith("params") or col.endswith("tokens") and not col.endswith("per_s"):
+        return params_label(v)
+    if col.endswith("_usd"):
+        return usd(v)
+    if col in ("mfu", "goodput", "share") or col.endswith(("_fraction", "_mfu")):
+        return f"{v:.1%}"
+    if col.endswith("_days"):
+        return number(v, 1)
+    if abs(v) >= 1e15:  # FLOP counts: a power of ten reads better than 25 digits
+        return readable(f"{v:.2e}")
+    if col.endswith("_hours") or abs(v) >= 1000:
+        return number(v, 0)
+    return plain_number(float(f"{v:.4g}"))
+
+
+def people_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with every value as text a reader should see: parameter and token counts in short
+    (``70B``, ``1T``), dollars, shares as percentages, days to one decimal, large numbers with
+    thousands separators, no scientific notation (``7.000000e+10`` becomes ``70B``)."""
+    return pd.DataFrame(
+        {c: [_people_value(str(c), v) for v in df[c]] for c in df.columns}, index=df.index
+    )
+
+
+def people_table(df: pd.DataFrame):
+    """:func:`people_frame` of ``df`` for display in a notebook (a pandas ``Styler``): its table
+    carries MathJax's ignore classes, so JupyterLab does not read "$1,001,950 ... $2,003,899" as
+    TeX, and a fixed id, so stored outputs do not change from run to run. The numbers themselves
+    stay in ``df`` for analysis."""
+    return (
+        people_frame(df)
+        .style.set_uuid("people")
+        .set_table_attributes('class="dataframe mathjax_ignore tex2jax_ignore"')
+    )
