@@ -196,7 +196,7 @@ TITLES = {
 
 #: Columns of identifiers (``memory_traffic_bytes_per_token_layer_dmodel``): ``class="id"``, so a
 #: printed page may break them anywhere rather than run off the paper.
-ID_COLUMNS = frozenset({"parameter", "field", "accelerator"})
+ID_COLUMNS = frozenset({"parameter", "field", "accelerator", "for"})
 
 
 def cell(col: str, v: Any, raw: bool = False) -> str:

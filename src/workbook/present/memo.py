@@ -163,7 +163,8 @@ def _section_recommendation(rec: Recommendation) -> str:
         )
         out.append(f"<table>{rows}</table>")
     if rec.reasons:
-        out.append("<h3>Why</h3>" if top is not None else "<h3>Why nothing qualifies</h3>")
+        if top is not None:
+            out.append("<h3>Why</h3>")
         items = "".join(f"<li>{escape(readable(r))}</li>" for r in rec.reasons)
         out.append(f"<ul>{items}</ul>")
     title = "The pick and why" if top is not None else "Why nothing qualifies"

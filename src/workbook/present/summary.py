@@ -52,6 +52,11 @@ def summary_section(scenario: Scenario, rec: Recommendation, sentence: str, pres
             for k, v, why in key_figures(scenario, rec)
         )
         out.append(f'<table class="key-figures">{rows}</table>')
+    if rec.top is None and rec.reasons:
+        out += [
+            "<h3>Why nothing qualifies</h3>",
+            "<ul>" + "".join(f"<li>{escape(readable(r))}</li>" for r in rec.reasons[:3]) + "</ul>",
+        ]
     risk_items = risks(rec)
     if risk_items:
         out += [
