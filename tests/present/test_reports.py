@@ -17,7 +17,7 @@ from workbook.present.render import REPORT_NOTEBOOK, ReportError
 SCENARIO = presets["small-team-instruction-tuning"]
 
 
-def _fake_memo(scenario, preset=""):
+def _fake_memo(scenario, preset="", catalog=None):
     return Memo(scenario, "Rent 8 x H100 for $5 per run.", '<div class="memo"><p>$5</p></div>')
 
 
@@ -42,7 +42,7 @@ def test_memo_goes_into_the_notebook_cell_tagged_memo(monkeypatch, tmp_path):
 
 
 def test_a_failing_engine_leaves_no_partial_report(monkeypatch, out_dir):
-    def explode(scenario, preset=""):
+    def explode(scenario, preset="", catalog=None):
         raise RuntimeError("engine exploded\nsecond line")
 
     monkeypatch.setattr(reports, "memo", explode)
@@ -53,7 +53,7 @@ def test_a_failing_engine_leaves_no_partial_report(monkeypatch, out_dir):
 
 
 def test_a_memo_past_its_time_limit_stops_and_writes_nothing(monkeypatch, out_dir):
-    def slow(scenario, preset=""):
+    def slow(scenario, preset="", catalog=None):
         time.sleep(5)
 
     monkeypatch.setattr(reports, "memo", slow)
@@ -111,10 +111,10 @@ def test_the_page_is_exported_once_per_notebook_version(monkeypatch, tmp_path):
 
 
 def test_a_batch_goes_on_past_a_failed_memo(monkeypatch, tmp_path):
-    def sometimes(scenario, preset=""):
+    def sometimes(scenario, preset="", catalog=None):
         if preset == "band-under-7b":
             raise ValueError("no luck")
-        return _fake_memo(scenario, preset)
+        return _fake_memo(scenario, preset, catalog)
 
     monkeypatch.setattr(reports, "memo", sometimes)
     names = ["small-team-instruction-tuning", "band-under-7b", "band-7b-to-70b"]
@@ -124,3 +124,14 @@ def test_a_batch_goes_on_past_a_failed_memo(monkeypatch, tmp_path):
     assert results[1].error == "the memo failed: ValueError: no luck" and not results[1].written
     assert [r.written for r in (results[0], results[2])] == [[jobs[0].target], [jobs[2].target]]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"{n}.html" for n in names[::2])
+
+
+def test_a_job_recommends_from_its_own_catalog(monkeypatch, tmp_path):
+    """The catalog of a job (a user's overrides) is the one the memo recommends from."""
+    seen = []
+    monkeypatch.setattr(
+        reports, "memo", lambda s, preset="", catalog=None: seen.append(catalog) or _fake_memo(s)
+    )
+    marker = object()
+    reports.render_memo(reports.MemoJob(SCENARIO, "", tmp_path / "r.html", catalog=marker))
+    assert seen == [marker]

@@ -66,7 +66,10 @@ class Memo:
 
 
 def memo(
-    scenario: Scenario | str | None = None, preset: str = "", rec: Recommendation | None = None
+    scenario: Scenario | str | None = None,
+    preset: str = "",
+    rec: Recommendation | None = None,
+    catalog: Catalog | None = None,
 ) -> Memo:
     """Build the decision memo for a scenario.
 
@@ -80,6 +83,9 @@ def memo(
         label.
     rec
         A :func:`workbook.decide.recommend` result to present; computed when None.
+    catalog
+        The catalog to recommend from (the shipped tables with a user's overrides,
+        :func:`workbook.catalog.load_catalog`); the shipped one when None.
     """
     if isinstance(scenario, str):
         scenario = Scenario.from_yaml(scenario) if scenario.strip() else None
@@ -88,7 +94,7 @@ def memo(
             raise ScenarioError([("scenario_yaml", "", "is empty and no preset is given")])
         scenario, preset = resolve_scenario(preset)
     if rec is None:
-        rec = recommend(scenario)
+        rec = recommend(scenario, catalog=catalog)
     sentence = recommendation_sentence(rec)
     sections = [
         summary_section(scenario, rec, sentence, preset),

@@ -6,12 +6,11 @@ workbook and altair, ran the engine and was shut down, for every memo (9-14 s ea
 start-up). :func:`render_memo` instead calls :func:`workbook.present.memo.memo` (the same call the
 notebook's code cell makes) in the calling process, puts the memo into the notebook as the output
 of its cell tagged ``memo`` (:func:`memo_notebook`), and exports that with nbconvert's offline
-``memo`` template (:func:`workbook.present.render.export_html`); ``--pdf`` prints it with
-chromium. A batch therefore pays the imports once (``python -m workbook bench`` prints
-``memo_one_s`` and ``memo_batch_10_s``). Files reach their path only when the whole memo
-succeeded. :func:`render_batch` runs a batch in turn, in one process.
-The notebook itself still runs anywhere (JupyterLab, papermill, nbval) with its
-``parameters`` cell.
+``memo`` template (:func:`workbook.present.render.export_html`), exported once and kept
+(:func:`page_shell`); ``--pdf`` prints it with chromium. :func:`render_batch` runs a batch in turn
+in one process, so it pays the imports once (``tools/bench_memo.py`` prints ``memo_one_s`` and
+``memo_batch_10_s``). Files reach their path only when the whole memo succeeded. The notebook
+itself still runs anywhere (JupyterLab, papermill, nbval) with its ``parameters`` cell.
 """
 
 from __future__ import annotations
@@ -30,6 +29,7 @@ from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
 
+from ..catalog import Catalog
 from ..decide import Scenario
 from .memo import Memo, memo
 from .render import (
@@ -48,11 +48,13 @@ from .render import (
 
 @dataclass
 class MemoJob:
-    """One memo to write: its scenario, the preset it came from ('' for a file), the HTML path."""
+    """One memo to write: its scenario, the preset it came from ('' for a file), the HTML path,
+    and the catalog to recommend from (None: the shipped tables; a user's overrides otherwise)."""
 
     scenario: Scenario
     preset: str
     target: Path
+    catalog: Catalog | None = None
 
 
 class _TimeLimit(BaseException):
@@ -150,11 +152,11 @@ def memo_page(m: Memo, title: str, notebook: Path = REPORT_NOTEBOOK) -> str:
     return shell.replace(TITLE_MARK, html.escape(title)).replace(f"<div>{BODY_MARK}</div>", m.html)
 
 
-def build_memo(scenario: Scenario, preset: str = "") -> Memo:
+def build_memo(scenario: Scenario, preset: str = "", catalog: Catalog | None = None) -> Memo:
     """:func:`workbook.present.memo.memo` of a validated scenario; any failure of the engine or
     the charts becomes a one-line :class:`ReportError`."""
     try:
-        return memo(scenario, preset=preset)
+        return memo(scenario, preset=preset, catalog=catalog)
     except Exception as e:  # noqa: BLE001 - one line for the CLI, whatever broke
         raise ReportError(f"the memo failed: {type(e).__name__}: {first_line(str(e))}") from None
 
@@ -180,7 +182,7 @@ def render_memo(
     with tempfile.TemporaryDirectory(prefix="workbook-report-") as tmp:
         html_tmp, pdf_tmp = Path(tmp) / "memo.html", Path(tmp) / "memo.pdf"
         with time_limit(timeout_s):
-            m = build_memo(job.scenario, job.preset)
+            m = build_memo(job.scenario, job.preset, job.catalog)
             page = memo_page(m, f"Decision memo: {job.scenario.name}", notebook)
         html_tmp.write_text(page, encoding="utf-8")
         written = [output, output.with_suffix(".pdf")] if pdf else [output]
