@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: app test venv validate bench report clean
+.PHONY: app lab test venv validate bench report clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,6 +16,10 @@ venv: $(STAMP)
 
 app: $(STAMP)
 	$(BIN)/python -m workbook app
+
+# The notebooks for analysts, in JupyterLab on 127.0.0.1 (LAB_PORT=8890 for another port).
+lab: $(STAMP)
+	$(BIN)/jupyter lab --ip=127.0.0.1 --port=$${LAB_PORT:-8888} --LabApp.news_url=None notebooks/
 
 test: $(STAMP)
 	$(BIN)/ruff check src tests tools notebooks

@@ -34,7 +34,7 @@ from workbook.catalog import DATA_DIR, CatalogError, Override, UnknownIdError, l
 from workbook.catalog.overrides import MAX_OVERRIDES_BYTES, parse_overrides, read_overrides
 from workbook.cli import main
 from workbook.decide import MAX_SCENARIO_BYTES, ScenarioError, YamlError
-from workbook.present import render
+from workbook.present import render, reports
 from workbook.present.app.form import scenario_from_values, widget_values
 from workbook.text import SHOWN_CHARS, shown, snapshot_line
 
@@ -416,7 +416,7 @@ def test_ctrl_c_leaves_no_temp_files_lock_or_traceback(tmp_path, capsys, monkeyp
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(render, "execute_report", interrupted)
+    monkeypatch.setattr(reports, "build_memo", interrupted)  # inside the run's temp folder
     out = tmp_path / "out" / "memo.html"
     code, err = _cli(capsys, PRESET, "-o", out)
     assert code == 130 and "interrupted" in err

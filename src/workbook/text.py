@@ -13,6 +13,12 @@ import pandas as pd
 
 from .units import GIGA, HOURS_PER_DAY, MEGA, TERA
 
+#: The practitioner article the workbook grew out of, as a reader cites it (no public URL was
+#: found for it; its figures are the claims of data/article_claims.csv).
+ARTICLE_CITATION = (
+    'N. Dixit (SIVARO), "The Best GPU Architecture for Training Large Models in 2026" (the article)'
+)
+
 #: How a sentence says an acquisition mode.
 MODE_PHRASE = {
     "rent-spot": "rent on spot",

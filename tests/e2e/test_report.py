@@ -1,15 +1,18 @@
-"""The papermill report: ``python -m workbook report`` end to end, the memo's content, its failures.
+"""The report: ``python -m workbook report`` end to end, the memo's content, its PDF.
 
-One batch run of the CLI (module fixture) renders three presets and a scenario file through
-papermill and nbconvert; the tests then read the HTML. A notebook that raises shows that a failed
-run leaves no file behind. Parameter errors (they stop before any kernel starts) are checked in
-tests/cli/test_cli_report.py, the memo's structure without a kernel in tests/present/test_memo.py.
+One batch run of the CLI (module fixture) renders three presets and a scenario file (the engine in
+the command's process, nbconvert's export of notebooks/report.ipynb); the tests then read the HTML
+and print it to PDF on Letter and A4. Parameter errors are checked in tests/cli/test_cli_report.py,
+failures while rendering in tests/present/test_reports.py, the memo's structure in
+tests/present/test_memo.py.
 """
 
 from __future__ import annotations
 
 import html
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,8 +23,29 @@ import pytest
 from workbook.calibrate import time_model_trust
 from workbook.decide import presets, recommend
 from workbook.present import render as rp
+from workbook.present.format import readable
+
+pytest.register_assert_rewrite("browser")
+from browser import needs_chromium  # noqa: E402
+
+#: The ``browser`` fixture (playwright, Debian's chromium) comes from tests/e2e/browser.py.
+pytest_plugins = ["browser"]
 
 REPO = Path(__file__).resolve().parents[2]
+PDFTOTEXT, PDFTOPPM = shutil.which("pdftotext"), shutil.which("pdftoppm")
+
+
+def pdf_pages(pdf: Path) -> list[tuple[float, str]]:
+    """(width [pt], text) of every page of ``pdf`` (``pdftotext -bbox``: one word per element)."""
+    out = subprocess.run(
+        [PDFTOTEXT, "-bbox", str(pdf), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    pages = re.findall(r'<page width="([\d.]+)" height="[\d.]+">(.*?)</page>', out, re.S)
+    return [
+        (float(w), " ".join(html.unescape(x) for x in re.findall(r"<word [^>]*>([^<]*)</word>", b)))
+        for w, b in pages
+    ]
+
 
 #: A rented pick, a bought pick, and the article's impossible headline (nothing feasible).
 PRESETS = (
@@ -49,7 +73,10 @@ def batch(tmp_path_factory) -> SimpleNamespace:
         "--out-dir",
         str(out),
     ]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=work, check=False)
+    env = {**os.environ, "WORKBOOK_CACHE_DIR": str(work / "cache")}  # a fresh page export
+    r = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=600, cwd=work, check=False, env=env
+    )
     return SimpleNamespace(
         result=r, out=out, html={p.stem: p.read_text(encoding="utf-8") for p in out.glob("*.html")}
     )
@@ -71,7 +98,8 @@ def test_batch_run_succeeds(batch):
 @pytest.mark.parametrize("name", PRESETS)
 def test_memo_opens_with_the_recommendation(batch, name):
     rec = recommend(presets[name])
-    expected = rec.top.sentence if rec.feasible else rec.headline
+    # The engine's sentence, its scientific notation written out (2.10e+24 -> 2.1 x 10^24).
+    expected = readable(rec.top.sentence if rec.feasible else rec.headline)
     text = _text(batch.html[name])
     assert expected in text
     # The one sentence comes first: before the runners-up, the trade-offs and the assumptions.
@@ -86,8 +114,8 @@ def test_scenario_file_with_edited_field(batch):
     rec = recommend(CUSTOM)
     text = _text(batch.html["custom"])
     assert rec.top.sentence in text
-    assert "Recommendation: my-team-30-day" in text
-    assert re.search(r"deadline_days 30 ", text)
+    assert "Decision memo: my-team-30-day" in text
+    assert re.search(r"deadline_days 30 days ", text)
 
 
 @pytest.mark.parametrize("name", [*PRESETS, "custom"])
@@ -113,6 +141,42 @@ def test_memo_lists_assumptions_with_sources_and_snapshot(batch):
     assert '<a href="https://' in batch.html[PRESETS[0]]  # sources are links
 
 
+@pytest.mark.parametrize("name", [*PRESETS, "custom"])
+def test_memo_has_no_scientific_notation_or_local_paths(batch, name):
+    """Numbers are for people (30B parameters, $3.0M, not 3e+10) and sources are URLs or titles,
+    never a file on the machine that wrote the memo (issue 17)."""
+    text = _text(batch.html[name][batch.html[name].index("<body") :])
+    assert not re.findall(r"\b\d+(?:\.\d+)?e[+-]?\d+\b", text)
+    for path in ("../", "/work/", "shared/seed", "file://"):
+        assert path not in text, path
+
+
+def test_memo_opens_with_an_executive_summary(batch):
+    """Page 1: the decision, what it costs (capex against running costs, each figure saying what
+    it includes), the days, the risks that could flip it, the article beside the engine, the date,
+    the scenario and the data snapshot."""
+    name = "small-team-instruction-tuning"
+    rec = recommend(presets[name])
+    page = batch.html[name]
+    summary = _text(page[page.index('<section id="summary">') : page.index("</section>")])
+    assert rec.top.sentence in summary
+    for needle in (
+        "Capex (purchase)",
+        "Cost per run",
+        "Cost per year",
+        "First-year cost",
+        "Decision to finished run",
+        "What could change the decision",
+        f"data snapshot {rec.snapshot['data_hash']}",
+        "overrides: none",
+        f"scenario {name}",
+    ):
+        assert needle in summary, needle
+    assert re.search(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC", summary)
+    assert "the run's GPU-hours at the rental price" in summary  # a rental: all of it is opex
+    assert "Monte Carlo" in summary
+
+
 def test_memo_says_how_far_to_trust_the_time_estimate(batch):
     rec = recommend(presets[PRESETS[0]])
     text = _text(batch.html[PRESETS[0]])
@@ -123,45 +187,90 @@ def test_memo_says_how_far_to_trust_the_time_estimate(batch):
     )  # the range applied to the pick's own days
 
 
-# --- failures leave nothing behind ---------------------------------------------------------------
-def _notebook_that_raises(path: Path) -> Path:
-    import nbformat as nbf
+@pytest.mark.skipif(
+    not rp.CHROMIUM.exists() or not PDFTOTEXT,
+    reason=f"needs chromium at {rp.CHROMIUM} and pdftotext (poppler-utils)",
+)
+@pytest.mark.parametrize("paper", ["Letter", "A4"])
+@pytest.mark.parametrize("name", PRESETS)
+def test_pdf_prints_the_summary_first_and_clips_no_column(batch, tmp_path, paper, name):
+    """The memo printed on each paper: page 1 holds the summary (not a blank page before it), no
+    page is blank, and every column title of every table reaches the PDF whole (a column run off
+    the page loses its title, or keeps a stump of it: 'feas' for 'feasible', issue 17). The
+    nothing-feasible memo has the widest table (the nearest misses)."""
+    page = batch.html[name].replace("</head>", f"<style>@page {{ size: {paper}; }}</style></head>")
+    src = tmp_path / "memo.html"
+    src.write_text(page, encoding="utf-8")
+    pdf = tmp_path / "memo.pdf"
+    rp.print_pdf(src, pdf)
+    pages = pdf_pages(pdf)
+    width = {"Letter": 612, "A4": 595}[paper]
+    assert {round(w) for w, _ in pages} == {width}
+    texts = [t for _, t in pages]
+    rec = recommend(presets[name])
+    first = texts[0]
+    figures = ("Cost per run", "Cost per year", "First-year cost", "Deadline") if rec.top else ()
+    for needle in ("Decision memo", *figures):
+        assert needle in first, needle
+    assert f"data snapshot {rec.snapshot['data_hash']}" in first
+    sentence = readable(rec.top.sentence if rec.top else rec.headline)
+    assert re.sub(r"\s+", " ", sentence)[:50] in first
+    # No blank page: every page carries text (the last one may hold only the data snapshot's
+    # line, ~19 words).
+    assert all(len(t.split()) > 10 for t in texts), str([len(t.split()) for t in texts])
+    printed = set(" ".join(texts).split())  # a title may wrap over two lines of its cell
+    titles = {html.unescape(t).strip() for t in re.findall(r"<th[^>]*>([^<]+)</th>", page)}
+    missing = [t for t in titles if not set(t.split()) <= printed]
+    assert not missing, missing
 
-    nb = nbf.v4.new_notebook()
-    nb.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
-    params = nbf.v4.new_code_cell('scenario_yaml: str = ""\npreset: str = ""')
-    params.metadata["tags"] = ["parameters"]
-    nb.cells = [params, nbf.v4.new_code_cell("raise RuntimeError('engine exploded')")]
-    nbf.write(nb, path)
-    return path
+
+#: The printable width of each paper at 96 px/inch inside the memo's 14 mm side margins [px].
+PRINTABLE_PX = {"Letter": round(8.5 * 96 - 2 * 14 / 25.4 * 96), "A4": round((210 - 28) / 25.4 * 96)}
 
 
-def test_failed_run_leaves_no_partial_report(tmp_path):
-    broken = _notebook_that_raises(tmp_path / "broken.ipynb")
-    out_dir = tmp_path / "out"
-    out_dir.mkdir()
-    (out_dir / "keep.html").write_text("an older report")
-    with pytest.raises(rp.ReportError, match="RuntimeError: engine exploded"):
-        rp.render_report(
-            presets[PRESETS[0]], out_dir / "report.html", notebook=broken, timeout_s=60
+@needs_chromium
+@pytest.mark.parametrize("paper", ["Letter", "A4"])
+@pytest.mark.parametrize("name", [*PRESETS, "custom"])
+def test_no_table_or_chart_is_wider_than_the_paper(batch, browser, paper, name):
+    """Laid out for print at the paper's printable width, no table or chart runs past the page
+    (what chromium would clip: the frontier table lost its feasibility columns, issue 17)."""
+    page = browser.new_page(viewport={"width": PRINTABLE_PX[paper], "height": 1000})
+    try:
+        page.emulate_media(media="print")
+        page.goto((batch.out / f"{name}.html").as_uri())
+        over = page.evaluate(
+            """() => [...document.querySelectorAll('.memo table, .memo figure svg')]
+                .map(e => [e.tagName, Math.round(e.getBoundingClientRect().right)])
+                .filter(([, right]) => right > document.documentElement.clientWidth + 1)"""
         )
-    assert sorted(p.name for p in out_dir.iterdir()) == ["keep.html"]
+    finally:
+        page.close()
+    assert over == [], over
 
 
 @pytest.mark.skipif(
-    not rp.CHROMIUM.exists(),
-    reason=f"PDF printing needs chromium at {rp.CHROMIUM} (apt-get install chromium)",
+    not rp.CHROMIUM.exists() or not PDFTOPPM,
+    reason=f"needs chromium at {rp.CHROMIUM} and pdftoppm (poppler-utils)",
 )
-def test_pdf_of_the_memo(batch, tmp_path):
-    src = batch.out / f"{PRESETS[0]}.html"
+def test_pdf_pages_render_to_images_with_ink(batch, tmp_path):
+    """Every page of the PDF rendered to an image (``pdftoppm``) has ink on it: no blank page."""
     pdf = tmp_path / "memo.pdf"
-    rp.print_pdf(src, pdf)
-    data = pdf.read_bytes()
-    assert data[:5] == b"%PDF-" and len(data) > 20_000
+    rp.print_pdf(batch.out / f"{PRESETS[0]}.html", pdf)
+    subprocess.run(
+        [PDFTOPPM, "-r", "30", "-gray", str(pdf), str(tmp_path / "p")], check=True, timeout=120
+    )
+    images = sorted(tmp_path.glob("p-*.pgm"))
+    assert images
+    for image in images:
+        assert _ink_fraction(image) > 0.0002, image.name  # a blank page: 0
+
+
+def _ink_fraction(pgm: Path) -> float:
+    """Share of pixels darker than mid-grey in a binary PGM (P5, 8-bit) image."""
+    data = pgm.read_bytes()
+    fields = data.split(maxsplit=4)  # P5, width, height, maxval, pixels
+    pixels = fields[4]
+    return sum(1 for b in pixels if b < 128) / len(pixels)
 
 
 def test_memo_with_an_overrides_file_lists_it_and_the_derived_prices_it_moved(tmp_path):

@@ -13,8 +13,13 @@ from workbook.present.format import (
     html_table,
     links,
     number,
+    people_frame,
+    people_table,
     pick_columns,
+    plain_number,
+    readable,
     usd,
+    usd_short,
 )
 
 
@@ -62,3 +67,65 @@ def test_download_link_holds_the_data():
     link = download_link(b"a,b\n", "x.csv", "text/csv", "the table")
     assert base64.b64encode(b"a,b\n").decode() in link and "download='x.csv'" in link
     assert escape("'") == "&#x27;"
+
+
+def test_dollars_in_short_and_plain_numbers_never_in_scientific_notation():
+    assert (
+        usd_short(3e6) == "$3.0M" and usd_short(1.25e9) == "$1.2B" and usd_short(-4.5e6) == "-$4.5M"
+    )
+    assert usd_short(19602.4) == "$19,602"
+    assert plain_number(2e-05) == "0.00002" and plain_number(0.0826) == "0.0826"
+    assert plain_number(16384.0) == "16,384" and plain_number(7e10) == "70,000,000,000"
+    assert readable("needs 2.10e+24 FLOP at 3e-05 per h100e5x") == (
+        "needs 2.1 × 10²⁴ FLOP at 3 × 10⁻⁵ per h100e5x"
+    )
+
+
+def test_local_files_are_cited_by_what_they_are_not_by_path():
+    """The article is cited by its title, the compiled reference by its name (issue 17)."""
+    html_ = links(
+        "../shared/seed/000_e6c314b433b91124.txt ('throttled to 65%') | "
+        "seed article: The Best GPU Architecture for Training Large Models in 2026 (SIVARO) | "
+        "https://example.org/a"
+    )
+    assert "../" not in html_ and "000_e6c" not in html_
+    assert html_.count("The Best GPU Architecture") == 1  # the same article, cited once
+    assert "N. Dixit (SIVARO)" in html_ and '<a href="https://example.org/a">' in html_
+    ref = links("reference: /work/shared/reference/accelerators_sourced.csv+.md")
+    assert "/work/" not in ref and "compiled accelerator reference" in ref
+
+
+def test_identifier_cells_may_break_anywhere_when_printed():
+    assert cell("parameter", "memory_traffic_bytes") == '<td class="id">memory_traffic_bytes</td>'
+    assert cell("assumption", "Rental prices") == "<td>Rental prices</td>"
+
+
+def test_people_tables_have_no_scientific_notation_and_ignore_mathjax():
+    """Notebook 02 printed 7.000000e+10 (issue 17); its tables now read 70B, $1,001,950, 37.8%."""
+    df = pd.DataFrame(
+        {
+            "n_params": [7e10],
+            "n_tokens": [1e12],
+            "capex_usd": [1001950.4],
+            "mfu": [0.377788],
+            "wall_days": [95.928],
+            "gpu_hours": [762700.7],
+            "step_s": [0.021457],
+            "fits_in_memory": [True],
+            "flops_total": [2.1e24],
+        }
+    )
+    row = people_frame(df).iloc[0].to_dict()
+    assert row == {
+        "n_params": "70B",
+        "n_tokens": "1T",
+        "capex_usd": "$1,001,950",
+        "mfu": "37.8%",
+        "wall_days": "95.9",
+        "gpu_hours": "762,701",
+        "step_s": "0.02146",
+        "fits_in_memory": "yes",
+        "flops_total": "2.1 × 10²⁴",
+    }
+    html_ = people_table(df)._repr_html_()
+    assert 'class="dataframe mathjax_ignore tex2jax_ignore"' in html_ and "e+" not in html_

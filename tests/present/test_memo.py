@@ -49,7 +49,11 @@ def test_memo_escapes_and_orders_sections(monkeypatch, base_rec):
     assert "<script>" not in m.html and "&lt;script&gt;" in m.html
     assert "&lt;b&gt;within&lt;/b&gt;" in m.html
     assert "$123,457" in m.html and "12.3" in m.html
-    assert m.html.index('id="recommendation"') < m.html.index('id="assumptions"')
+    assert (
+        m.html.index('id="summary"')
+        < m.html.index('id="recommendation"')
+        < m.html.index('id="assumptions"')
+    )
     assert m._repr_html_() == m.html
 
 
@@ -71,7 +75,7 @@ def test_charts_are_inline_svg(monkeypatch, base_rec):
 def test_memo_of_a_preset_name_and_of_yaml_text(base_rec):
     """The report notebook passes either ``scenario_yaml`` or only a ``preset``."""
     m = rp.memo("", preset="band-under-7b", rec=base_rec)
-    assert "Recommendation: band-under-7b" in m.html
+    assert "Decision memo: band-under-7b" in m.html
     m = rp.memo(SCENARIO.to_yaml(), rec=base_rec)
     assert m.scenario == SCENARIO and m.recommendation == base_rec.headline
 

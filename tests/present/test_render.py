@@ -1,20 +1,10 @@
-"""Rendering a memo to files (workbook.present.render), the parts that start no kernel: reading
-the scenario argument and refusing a PDF without chromium. The papermill runs are in
-tests/e2e/test_report.py."""
+"""The memo's file formats (workbook.present.render): reading the scenario argument. Writing
+memos is in tests/present/test_reports.py, real memos and their PDFs in tests/e2e/test_report.py."""
 
 import pytest
 
 from workbook.decide import ScenarioError, presets
 from workbook.present import render
-
-
-def test_pdf_without_chromium_is_a_clear_error_and_writes_nothing(tmp_path, monkeypatch):
-    monkeypatch.setattr(render, "CHROMIUM", tmp_path / "no-chromium")
-    with pytest.raises(render.ReportError, match="apt-get install chromium"):
-        render.render_report(
-            presets["small-team-instruction-tuning"], tmp_path / "r.html", pdf=True
-        )
-    assert list(tmp_path.iterdir()) == []
 
 
 def test_resolve_scenario_reads_a_file_or_a_preset(tmp_path):

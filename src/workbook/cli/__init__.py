@@ -14,8 +14,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..present.app import serve
-from . import bench, report, validate
+# jsonschema (under altair and nbformat) imports rfc3987_syntax when it is installed, only to check
+# the "iri" string format, and that module builds a Lark grammar at import: 1.6-3.9 s of every
+# command's start on this machine (python -X importtime). No schema altair or nbformat validates
+# uses that format, so the command line goes without it (jsonschema's import is guarded by
+# ImportError); the library, the notebooks and the app are untouched.
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
+
+from ..present.app import serve  # noqa: E402
+from . import bench, report, validate  # noqa: E402
 
 
 class _Parser(argparse.ArgumentParser):

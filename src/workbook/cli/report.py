@@ -17,7 +17,6 @@ import argparse
 import math
 import os
 import sys
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,9 +29,9 @@ from ..present.render import (
     DEFAULT_TIMEOUT_S,
     ReportError,
     claim_outputs,
-    render_report,
     resolve_scenario,
 )
+from ..present.reports import MemoJob, render_batch
 from ..text import shown
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_PDF = 0, 1, 2, 3
@@ -47,8 +46,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
     r = sub.add_parser(
         "report",
         help="render the decision memo (HTML, optionally PDF) for scenarios",
-        description="Execute notebooks/report.ipynb with papermill for each scenario and export an "
-        "offline HTML memo (no code, no CDN). SCENARIO is a .yaml/.json file or a preset name.",
+        description="Run the engine for each scenario in this process and export "
+        "notebooks/report.ipynb with the memo as an offline HTML memo (no code, no CDN). "
+        "SCENARIO is a .yaml/.json file or a preset name.",
     )
     r.add_argument(
         "scenarios",
@@ -86,7 +86,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
         type=float,
         default=None,
         metavar="S",
-        help="per-cell execution timeout of the notebook [s] (default 300)",
+        help="time limit of one memo's engine run and export [s] (default 300)",
     )
     r.set_defaults(run=report)
     return r
@@ -215,27 +215,25 @@ def _pdf_wanted(pdf: bool) -> tuple[bool, int]:
 
 
 def _render_all(jobs: list[Job], pdf: bool, timeout_s: float, overrides: Path | None) -> int:
-    """Render every job (a progress bar for a batch); each report reaches its path only when its
-    run succeeded. Returns how many failed."""
+    """Render every job (:func:`workbook.present.reports.render_batch`, a progress bar for a
+    batch) with the catalog of the overrides CSV ``overrides`` (None: the shipped data); each
+    report reaches its path only when its run succeeded. Returns how many failed."""
     from tqdm import tqdm
 
-    bar = tqdm(jobs, desc="reports", unit="report", disable=len(jobs) < 2, file=sys.stderr)
+    catalog = None if overrides is None else load_catalog(overrides)
+    memo_jobs = [MemoJob(job.scenario, job.preset, job.target, catalog) for job in jobs]
+    bar = tqdm(
+        total=len(jobs), desc="reports", unit="report", disable=len(jobs) < 2, file=sys.stderr
+    )
     failed = 0
-    for job in bar:
-        bar.set_postfix_str(job.spec)
-        t0 = time.perf_counter()
-        try:
-            written = render_report(
-                job.scenario, job.target, job.preset, pdf, timeout_s, overrides=overrides
-            )
-        except ReportError as e:
+    for result in render_batch(memo_jobs, pdf=pdf, timeout_s=timeout_s):
+        bar.update()
+        if result.error:
             failed += 1
-            tqdm.write(f"error: {job.spec}: {e}", file=sys.stderr)
+            tqdm.write(f"error: {jobs[result.index].spec}: {result.error}", file=sys.stderr)
             continue
-        tqdm.write(
-            f"wrote {', '.join(map(str, written))} ({time.perf_counter() - t0:.1f} s)",
-            file=sys.stdout,
-        )
+        written = ", ".join(map(str, result.written))
+        tqdm.write(f"wrote {written} ({result.seconds:.1f} s)", file=sys.stdout)
     bar.close()
     return failed
 

@@ -11,10 +11,14 @@ from __future__ import annotations
 import base64
 import html
 import math
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import numpy as np
 import pandas as pd
+
+from ..text import ARTICLE_CITATION, params_label
 
 
 def escape(x: Any) -> str:
@@ -45,17 +49,94 @@ def usd(x: Any) -> str:
     return f"-${s[1:]}" if s.startswith("-") else f"${s}"
 
 
+def usd_short(x: Any) -> str:
+    """A dollar amount for a sentence: ``$3.0M`` from a million, ``$1.2B`` from a billion, else
+    :func:`usd` (``$19,602``)."""
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return escape(x)
+    for div, unit in ((1e9, "B"), (1e6, "M")):
+        if math.isfinite(v) and abs(v) >= div:
+            return f"{'-' if v < 0 else ''}${abs(v) / div:,.1f}{unit}"
+    return usd(v)
+
+
+def plain_number(x: Any) -> str:
+    """A number for a reader, never in scientific notation: ``70B`` style is for
+    :func:`workbook.text.params_label`; here ``120``, ``0.25``, ``2e-05`` -> ``0.00002``,
+    ``16,384``."""
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return escape(x)
+    if not math.isfinite(v):
+        return number(v)
+    if v == int(v):
+        return f"{int(v):,}"
+    if abs(v) >= 100:
+        return f"{v:,.1f}"
+    if abs(v) >= 0.001:
+        return f"{v:.4g}"
+    digits = 3 - math.floor(math.log10(abs(v)))  # 4 significant digits, positional
+    return f"{v:.{digits}f}".rstrip("0").rstrip(".")
+
+
+_SCIENTIFIC = re.compile(r"\b(\d+(?:\.\d+)?)e([+-]?)0*(\d+)\b")
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def readable(text: str) -> str:
+    """A sentence of the engine's with any scientific notation written out for a reader:
+    ``2.10e+24 FLOP`` -> ``2.1 × 10²⁴ FLOP``."""
+
+    def power(m: re.Match) -> str:
+        mantissa = f"{float(m.group(1)):g}"
+        exponent = ("-" if m.group(2) == "-" else "") + m.group(3)
+        return f"{mantissa} × 10{exponent.translate(_SUPERSCRIPT)}"
+
+    return _SCIENTIFIC.sub(power, str(text))
+
+
+#: The local files some sources name, cited for a reader by what they are (no paths in a memo).
+LOCAL_SOURCES = {
+    "000_e6c314b433b91124.txt": ARTICLE_CITATION,
+    "accelerators_sourced": "the workbook's compiled accelerator reference (accelerators_sourced, "
+    "its rows cite the vendor pages)",
+}
+_LOCAL_PATH = re.compile(r"(?:\.\./|/work/)[\w./+-]+")
+
+
+def source_text(part: str) -> str:
+    """One source as a reader should see it: a local file path becomes what the file is
+    (:data:`LOCAL_SOURCES`: the article by its title), everything else is kept."""
+
+    def cite(m: re.Match) -> str:
+        for key, citation in LOCAL_SOURCES.items():
+            if key in m.group(0):
+                return citation
+        return m.group(0).rsplit("/", 1)[-1]
+
+    if part.startswith("seed article: "):  # the article named in words: cited the one way
+        return ARTICLE_CITATION
+    return _LOCAL_PATH.sub(cite, part).replace("reference: the workbook's", "the workbook's")
+
+
 def links(sources: Any) -> str:
-    """``"url | url (note) | text"`` -> HTML: links for URLs, escaped text otherwise."""
+    """``"url | url (note) | text"`` -> HTML: links for URLs, escaped text otherwise (local file
+    paths cited by what they are, :func:`source_text`; a citation repeated is given once)."""
     if (
         sources is None
         or (isinstance(sources, float) and math.isnan(sources))
         or str(sources) == ""
     ):
         return ""
-    parts = []
+    parts, seen = [], set()
     for part in str(sources).split(" | "):
-        p = part.strip()
+        p = source_text(part.strip())
+        if p in seen or (p == ARTICLE_CITATION and any(x.startswith(p) for x in seen)):
+            continue
+        seen.add(p)
         url = p.split(" ", 1)[0]
         if url.startswith(("https://", "http://")):
             rest = p[len(url) :].strip()
@@ -113,6 +194,11 @@ TITLES = {
 }
 
 
+#: Columns of identifiers (``memory_traffic_bytes_per_token_layer_dmodel``): ``class="id"``, so a
+#: printed page may break them anywhere rather than run off the paper.
+ID_COLUMNS = frozenset({"parameter", "field", "accelerator", "for"})
+
+
 def cell(col: str, v: Any, raw: bool = False) -> str:
     """One ``<td>`` of column ``col``: formatted by :data:`FORMATS`, a number, or escaped text
     (``yes`` / ``no`` for booleans, lists joined by ``; ``); ``raw`` inserts ``v`` as HTML."""
@@ -128,7 +214,9 @@ def cell(col: str, v: Any, raw: bool = False) -> str:
         except (TypeError, ValueError):
             return f"<td>{escape(v)}</td>"
     if isinstance(v, (bool, str)) or not isinstance(v, (int, float)):
-        return f"<td>{escape('yes' if v is True else 'no' if v is False else v)}</td>"
+        attr = ' class="id"' if col in ID_COLUMNS else ""
+        shown = "yes" if v is True else "no" if v is False else readable(v)
+        return f"<td{attr}>{escape(shown)}</td>"
     v = float(v)
     return f'<td class="num">{number(v, 0) if abs(v) >= 100 else escape(f"{v:.4g}")}</td>'
 
@@ -166,3 +254,48 @@ def pick_columns(df: pd.DataFrame, wanted: Iterable[str]) -> pd.DataFrame:
     fresh 0..n-1 index."""
     cols = [c for c in wanted if c in df.columns]
     return (df[cols] if cols else df).reset_index(drop=True)
+
+
+def _people_value(col: str, v: Any) -> str:
+    """One value of column ``col`` as :func:`people_table` shows it."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return ""
+    if isinstance(v, (bool, np.bool_)):
+        return "yes" if v else "no"
+    if not isinstance(v, (int, float, np.integer, np.floating)):
+        return readable(v)
+    v = float(v)
+    if col.endswith("params") or col.endswith("tokens") and not col.endswith("per_s"):
+        return params_label(v)
+    if col.endswith("_usd"):
+        return usd(v)
+    if col in ("mfu", "goodput", "share") or col.endswith(("_fraction", "_mfu")):
+        return f"{v:.1%}"
+    if col.endswith("_days"):
+        return number(v, 1)
+    if abs(v) >= 1e15:  # FLOP counts: a power of ten reads better than 25 digits
+        return readable(f"{v:.2e}")
+    if col.endswith("_hours") or abs(v) >= 1000:
+        return number(v, 0)
+    return plain_number(float(f"{v:.4g}"))
+
+
+def people_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with every value as text a reader should see: parameter and token counts in short
+    (``70B``, ``1T``), dollars, shares as percentages, days to one decimal, large numbers with
+    thousands separators, no scientific notation (``7.000000e+10`` becomes ``70B``)."""
+    return pd.DataFrame(
+        {c: [_people_value(str(c), v) for v in df[c]] for c in df.columns}, index=df.index
+    )
+
+
+def people_table(df: pd.DataFrame):
+    """:func:`people_frame` of ``df`` for display in a notebook (a pandas ``Styler``): its table
+    carries MathJax's ignore classes, so JupyterLab does not read "$1,001,950 ... $2,003,899" as
+    TeX, and a fixed id, so stored outputs do not change from run to run. The numbers themselves
+    stay in ``df`` for analysis."""
+    return (
+        people_frame(df)
+        .style.set_uuid("people")
+        .set_table_attributes('class="dataframe mathjax_ignore tex2jax_ignore"')
+    )

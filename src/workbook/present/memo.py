@@ -14,17 +14,27 @@ import dataclasses
 import datetime as dt
 import warnings
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, version
 
 import altair as alt
 import pandas as pd
 
 from ..catalog import Catalog, load_catalog
 from ..decide import Option, Recommendation, Scenario, ScenarioError, recommend
-from ..text import derived_text, overrides_text
+from ..text import days_text, derived_text, overrides_text, params_label
 from . import charts
-from .format import cell, escape, html_table, links, pick_columns
+from .format import (
+    cell,
+    escape,
+    html_table,
+    links,
+    pick_columns,
+    plain_number,
+    readable,
+    usd,
+    usd_short,
+)
 from .render import resolve_scenario
+from .summary import flip_condition, option_words, summary_section, workbook_version
 
 
 @dataclass
@@ -60,6 +70,7 @@ def memo(
     preset: str = "",
     rec: Recommendation | None = None,
     overrides: str | None = None,
+    catalog: Catalog | None = None,
 ) -> Memo:
     """Build the decision memo for a scenario.
 
@@ -75,6 +86,9 @@ def memo(
         A :func:`workbook.decide.recommend` result to present; computed when None.
     overrides
         The path of an overrides CSV the recommendation is computed with (None: shipped data).
+    catalog
+        The catalog to recommend from (the shipped tables with a user's overrides,
+        :func:`workbook.catalog.load_catalog`); when None, the one of ``overrides``.
     """
     if isinstance(scenario, str):
         scenario = Scenario.from_yaml(scenario) if scenario.strip() else None
@@ -83,10 +97,12 @@ def memo(
             raise ScenarioError([("scenario_yaml", "", "is empty and no preset is given")])
         scenario, preset = resolve_scenario(preset)
     if rec is None:
-        rec = recommend(scenario, catalog=load_catalog(overrides))
+        catalog = catalog if catalog is not None else load_catalog(overrides)
+        rec = recommend(scenario, catalog=catalog)
     sentence = recommendation_sentence(rec)
     sections = [
-        _section_recommendation(scenario, rec, sentence, preset),
+        summary_section(scenario, rec, sentence, preset),
+        _section_recommendation(rec),
         _section_runners_up(rec),
         _section_charts(rec),
         _section_sensitivity(rec),
@@ -94,7 +110,13 @@ def memo(
         _section_assumptions(scenario, rec),
     ]
     body = "\n".join(s for s in sections if s)
-    return Memo(scenario, sentence, f'<div class="memo">\n{body}\n</div>', rec.feasible)
+    # tex2jax_ignore / mathjax_ignore: JupyterLab's MathJax would read "$19,602 ... ($117,612" as
+    # TeX (MathJax 3's ignoreHtmlClass; 2's is tex2jax_ignore).
+    return Memo(scenario, sentence, f"{MEMO_OPEN}\n{body}\n</div>", rec.feasible)
+
+
+#: The memo's outer element: JupyterLab's MathJax leaves it alone (no dollar amounts as TeX).
+MEMO_OPEN = '<div class="memo tex2jax_ignore mathjax_ignore">'
 
 
 def recommendation_sentence(rec: Recommendation) -> str:
@@ -133,15 +155,9 @@ _TOP_FIELDS = (
 _SITE_FIELDS = ("facility_kw", "racks")
 
 
-def _section_recommendation(
-    scenario: Scenario, rec: Recommendation, sentence: str, preset: str
-) -> str:
-    label = scenario.name + (f" (preset {preset})" if preset and preset != scenario.name else "")
-    out = [
-        '<section id="recommendation">',
-        f"<h2>Recommendation: {escape(label)}</h2>",
-        f'<p class="recommendation{"" if rec.feasible else " infeasible"}">{escape(sentence)}</p>',
-    ]
+def _section_recommendation(rec: Recommendation) -> str:
+    """The pick in detail and why it wins (the summary above holds the decision itself)."""
+    out = []
     top = rec.top
     if top is not None:
         rented = top.acquisition.startswith("rent")
@@ -157,10 +173,12 @@ def _section_recommendation(
         )
         out.append(f"<table>{rows}</table>")
     if rec.reasons:
-        out.append("<h3>Why</h3>" if top is not None else "<h3>Why nothing qualifies</h3>")
-        out.append("<ul>" + "".join(f"<li>{escape(r)}</li>" for r in rec.reasons) + "</ul>")
-    out.append("</section>")
-    return "\n".join(out)
+        if top is not None:
+            out.append("<h3>Why</h3>")
+        items = "".join(f"<li>{escape(readable(r))}</li>" for r in rec.reasons)
+        out.append(f"<ul>{items}</ul>")
+    title = "The pick and why" if top is not None else "Why nothing qualifies"
+    return _section("recommendation", title, out)
 
 
 # --- runners-up ---------------------------------------------------------------------------------
@@ -210,7 +228,7 @@ def _rejected_table(rejected: dict[str, list[str]]) -> pd.DataFrame:
         {
             "accelerator": list(rejected),
             "why not": [
-                "; ".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v)
+                readable("; ".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v))
                 for v in rejected.values()
             ],
         }
@@ -259,20 +277,6 @@ def _section_charts(rec: Recommendation) -> str:
 
 
 # --- sensitivity --------------------------------------------------------------------------------
-_TORNADO_COLUMNS = (
-    "assumption",
-    "parameter",
-    "base",
-    "low",
-    "high",
-    "cost_per_run_at_low",
-    "cost_per_run_at_high",
-    "swing_usd",
-    "flips",
-    "flips_at",
-    "pick_at_low",
-    "pick_at_high",
-)
 _PARETO_COLUMNS = (
     "accelerator",
     "n_gpus",
@@ -285,17 +289,55 @@ _PARETO_COLUMNS = (
 )
 
 
+def tornado_table(rec: Recommendation) -> pd.DataFrame:
+    """The tornado for a reader: each assumption, the range tested, today's pick's cost per run at
+    both ends, the swing in words when there is none, and whether (and where) the pick changes."""
+    t = rec.sensitivity
+    rows = []
+    for _, r in t.iterrows():
+        swing = (
+            "none: the pick's cost per run does not move"
+            if r["swing_usd"] < 0.5
+            else usd(r["swing_usd"])
+        )
+        if r["flips"]:
+            new = option_words(rec, str(r["flips_at"]).split(": ", 1)[-1])
+            change = f"yes: if {flip_condition(r, rec.scenario)}, the pick becomes {new}"
+        else:
+            change = "no: the same pick across the whole range"
+        rows.append(
+            {
+                "assumption": r["assumption"],
+                "base": plain_number(r["base"]),
+                "range tested": f"{plain_number(r['low'])} to {plain_number(r['high'])}",
+                "cost per run at low": usd(r["cost_per_run_at_low"]),
+                "cost per run at high": usd(r["cost_per_run_at_high"]),
+                "swing": swing,
+                "changes the pick": change,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def monte_carlo_table(rec: Recommendation, n: int = 10) -> pd.DataFrame:
+    """The Monte Carlo's most frequent winners, named in words, with their share of the draws."""
+    mc = rec.monte_carlo.head(n)
+    return pd.DataFrame(
+        {"option": [option_words(rec, o) for o in mc["option"]], "share": mc["share"].to_numpy()}
+    )
+
+
 def _section_sensitivity(rec: Recommendation) -> str:
     parts = []
     if not rec.sensitivity.empty:
         parts += [
             "<h3>One assumption at a time, over its stated range (tornado)</h3>",
-            html_table(pick_columns(rec.sensitivity, _TORNADO_COLUMNS)),
+            html_table(tornado_table(rec)),
         ]
     if not rec.monte_carlo.empty:
         parts += [
             "<h3>How often each option wins when all assumptions move at once (Monte Carlo)</h3>",
-            html_table(rec.monte_carlo.head(10).reset_index(drop=True)),
+            html_table(monte_carlo_table(rec)),
         ]
     if not rec.pareto.empty:
         parts += [
@@ -328,8 +370,30 @@ def _scenario_table(scenario: Scenario) -> pd.DataFrame:
             }
         )
     df = pd.DataFrame(rows)
-    df["value"] = df["value"].map(lambda v: f"{v:g}" if isinstance(v, float) else str(v))
+    df["value"] = [field_text(f, v) for f, v in zip(df["field"], df["value"])]
     return df
+
+
+def field_text(name: str, value) -> str:
+    """A scenario field's value for a reader: ``30B parameters``, ``$3.0M``, ``120 days``,
+    ``200 kW``; never scientific notation."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if not isinstance(value, (int, float)):
+        return str(value)
+    if name in ("n_params", "n_active_params"):
+        return f"{params_label(value)} parameters"
+    if name == "n_tokens":
+        return f"{params_label(value)} tokens"
+    if name.endswith("_usd"):
+        return usd_short(value)
+    if name.endswith("_days"):
+        return days_text(value)
+    if name.endswith("_kw"):
+        return f"{value:,.0f} kW"
+    if name == "seq_len":
+        return f"{value:,.0f} tokens"
+    return plain_number(value)
 
 
 def _param_table(table: pd.DataFrame, accelerator: str | None) -> pd.DataFrame:
@@ -340,10 +404,10 @@ def _param_table(table: pd.DataFrame, accelerator: str | None) -> pd.DataFrame:
         mask |= table["accelerator_id"] == accelerator
     df = table[mask].copy()
     df["range"] = [
-        "" if pd.isna(lo) and pd.isna(hi) else f"{lo:g} to {hi:g}"
+        "" if pd.isna(lo) and pd.isna(hi) else f"{plain_number(lo)} to {plain_number(hi)}"
         for lo, hi in zip(df["low"], df["high"])
     ]
-    df["value"] = df["value"].map(lambda v: f"{v:g}")
+    df["value"] = df["value"].map(plain_number)
     df["for"] = df["accelerator_id"].fillna("all")
     df["source"] = df["source_url"].map(links)
     return df[["parameter", "for", "value", "unit", "range", "source_kind", "source", "accessed"]]
@@ -374,7 +438,7 @@ def _provenance(snapshot: dict) -> str:
         '<p class="provenance">'
         f"data hash <code>{escape(snapshot.get('data_hash'))}</code>, latest source accessed "
         f"{escape(snapshot.get('latest_accessed'))}, overrides: {applied}"
-        f"; generated {generated} by workbook {escape(_version())}.</p>"
+        f"; generated {generated} by workbook {escape(workbook_version())}.</p>"
     )
 
 
@@ -397,10 +461,3 @@ def _section_assumptions(scenario: Scenario, rec: Recommendation) -> str:
         ]
     out += ["<h3>Data snapshot</h3>", _provenance(rec.snapshot or cat.snapshot())]
     return _section("assumptions", "Assumptions and sources", out)
-
-
-def _version() -> str:
-    try:
-        return version("workbook")
-    except PackageNotFoundError:  # running from a checkout without `pip install -e .`
-        return "(uninstalled)"

@@ -1,12 +1,11 @@
-"""From a scenario to a memo file: papermill runs the report notebook, nbconvert exports it,
-chromium prints it.
+"""The memo's file formats: nbconvert exports the report notebook, chromium prints it.
 
-:func:`render_report` turns a validated :class:`~workbook.decide.Scenario` into a file: papermill
-executes ``notebooks/report.ipynb`` (with a timeout; the notebook calls
-:func:`workbook.present.memo.memo`), nbconvert exports it with the offline ``memo`` template in
-``templates/nbconvert`` (no code, no ``<script src>``), and the result is moved into place only
-when everything succeeded, so a failed run leaves no partial report. Debian's chromium prints the
-same HTML to PDF. :func:`resolve_scenario` reads the scenario argument (a file or a preset name).
+:func:`export_html` turns the report notebook, with the memo as its output, into one
+self-contained HTML file with the offline ``memo`` template in ``templates/nbconvert`` (no code, no
+``<script src>``, print styles for A4 and Letter); :func:`print_pdf` prints that file with
+Debian's chromium; :func:`install` moves a finished file into place, so a failed run leaves no
+partial report. :func:`resolve_scenario` reads the scenario argument (a file or a preset name).
+:mod:`workbook.present.reports` runs the engine and puts the memo into the notebook.
 
 The command line is ``python -m workbook report`` (:mod:`workbook.cli.report`).
 """
@@ -42,7 +41,9 @@ CHROMIUM_PDF_ARGS = (
 )
 #: Cells with this tag run (nbval checks them) but are left out of the exported memo.
 HIDDEN_TAG = "remove-from-memo"
-#: Per-cell limit of the notebook run [s] (nbclient can stall without one: nbclient#312).
+#: The report notebook's cell whose output is the memo (the cell that displays it).
+MEMO_TAG = "memo"
+#: Limit of one memo's engine run and export [s].
 DEFAULT_TIMEOUT_S = 300
 #: Limit of chromium's PDF print [s].
 PDF_TIMEOUT_S = 120
@@ -75,79 +76,19 @@ def resolve_scenario(spec: str, overrides: dict[str, Any] | None = None) -> tupl
     return scenario, preset
 
 
-# --- papermill ----------------------------------------------------------------------------------
-def _kernel_manager():
-    """A kernel manager on IPC sockets in a fresh temporary folder (local only; TCP makes ipykernel
-    warn about plain-text transport on every run, and IPC in the notebook's folder litters it with
-    ``kernel-ipc-*`` files)."""
-    from jupyter_client.manager import KernelManager
-
-    sockets = tempfile.mkdtemp(prefix="wb-kernel-")
-    km = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "k"))
-    return km, sockets
-
-
-def _first_line(text: str) -> str:
+def first_line(text: str) -> str:
+    """The first non-empty line of ``text``, stripped (one line for the command line)."""
     lines = [ln.strip() for ln in str(text).strip().splitlines() if ln.strip()]
     return lines[0] if lines else ""
 
 
-def execute_report(
-    scenario: Scenario,
-    output_notebook: Path,
-    preset: str = "",
-    timeout_s: float = DEFAULT_TIMEOUT_S,
-    notebook: Path = REPORT_NOTEBOOK,
-    overrides: str | Path | None = None,
-) -> None:
-    """Run the report notebook with papermill (parameters ``scenario_yaml``, ``preset``,
-    ``overrides``: the absolute path of an overrides CSV, or None).
-
-    ``timeout_s`` [s] limits each cell. Any failure raises :class:`ReportError` in one line."""
-    import papermill as pm
-    from papermill.exceptions import PapermillExecutionError
-
-    km, sockets = _kernel_manager()
-    try:
-        pm.execute_notebook(
-            str(notebook),
-            str(output_notebook),
-            parameters={
-                "scenario_yaml": scenario.to_yaml(),
-                "preset": preset,
-                "overrides": None if overrides is None else str(Path(overrides).resolve()),
-            },
-            kernel_name="python3",
-            km=km,
-            cwd=str(notebook.parent),
-            execution_timeout=timeout_s,
-            progress_bar=False,
-            log_output=False,
-            request_save_on_cell_execute=False,
-        )
-    except PapermillExecutionError as e:
-        raise ReportError(
-            f"the report notebook failed in cell {e.exec_count}: {e.ename}: {_first_line(e.evalue)}"
-        ) from None
-    except Exception as e:  # noqa: BLE001 - timeouts, a dead kernel: one line for the CLI
-        raise ReportError(
-            f"the report notebook did not run: {type(e).__name__}: {_first_line(str(e))}"
-        ) from None
-    finally:
-        if km.has_kernel:  # a km passed in is not shut down by nbclient
-            km.shutdown_kernel(now=True)
-        shutil.rmtree(sockets, ignore_errors=True)
-
-
 # --- nbconvert and chromium ---------------------------------------------------------------------
-def export_html(executed_notebook: Path, title: str) -> str:
-    """Executed notebook -> self-contained HTML memo (template ``memo``: no code, no CDN
-    scripts)."""
-    import nbformat
+def export_html(nb, title: str) -> str:
+    """A notebook with its outputs (an ``nbformat`` node) -> self-contained HTML memo (template
+    ``memo``: no code, no CDN scripts)."""
     from nbconvert import HTMLExporter
     from traitlets.config import Config
 
-    nb = nbformat.read(str(executed_notebook), as_version=4)
     nb.metadata["title"] = title
     nb.metadata.pop("widgets", None)  # widget state would bring the widget manager from a CDN
     c = Config()
@@ -182,7 +123,7 @@ def print_pdf(html_path: Path, pdf_path: Path, timeout_s: float = PDF_TIMEOUT_S)
             raise ReportError(f"chromium did not print the PDF within {timeout_s:g} s") from None
     if r.returncode != 0 or not pdf_path.exists() or pdf_path.read_bytes()[:4] != b"%PDF":
         raise ReportError(
-            f"chromium could not print the PDF (exit {r.returncode}): {_first_line(r.stderr)}"
+            f"chromium could not print the PDF (exit {r.returncode}): {first_line(r.stderr)}"
         )
 
 
@@ -217,7 +158,7 @@ def claim_outputs(outputs: list[Path]):
             lock.unlink(missing_ok=True)
 
 
-def _install(src: Path, dest: Path) -> None:
+def install(src: Path, dest: Path) -> None:
     """Copy ``src`` beside ``dest`` under a temporary name, then rename: ``dest`` is whole or
     absent."""
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -234,51 +175,11 @@ def _install(src: Path, dest: Path) -> None:
         raise
 
 
-def _export(executed: Path, html_path: Path, title: str) -> None:
+def export(nb, html_path: Path, title: str) -> None:
     """:func:`export_html` into ``html_path``; any exporter failure becomes a
     :class:`ReportError`."""
     try:
-        body = export_html(executed, title=title)
+        body = export_html(nb, title=title)
     except Exception as e:  # noqa: BLE001 - any exporter failure becomes one line for the CLI
-        raise ReportError(
-            f"HTML export failed: {type(e).__name__}: {_first_line(str(e))}"
-        ) from None
+        raise ReportError(f"HTML export failed: {type(e).__name__}: {first_line(str(e))}") from None
     html_path.write_text(body, encoding="utf-8")
-
-
-def render_report(
-    scenario: Scenario,
-    output: str | Path,
-    preset: str = "",
-    pdf: bool = False,
-    timeout_s: float = DEFAULT_TIMEOUT_S,
-    notebook: Path = REPORT_NOTEBOOK,
-    overrides: str | Path | None = None,
-) -> list[Path]:
-    """Execute the report for ``scenario``; write the HTML memo to ``output`` (a PDF beside it),
-    computed with the overrides CSV ``overrides`` (a path; None: the shipped data).
-
-    Everything is produced in a temporary folder; files reach ``output`` only when the whole run
-    succeeded (the PDF, if asked for, is checked before either file is moved). ``timeout_s`` [s]
-    limits each notebook cell. Returns the paths written; raises :class:`ReportError` with a
-    one-line message otherwise.
-    """
-    output = Path(output)
-    if pdf and not CHROMIUM.exists():
-        raise ReportError(
-            f"--pdf needs chromium at {CHROMIUM} (apt-get install chromium); nothing written"
-        )
-    with tempfile.TemporaryDirectory(prefix="workbook-report-") as tmp:
-        tmpd = Path(tmp)
-        executed, html_tmp, pdf_tmp = tmpd / "report.ipynb", tmpd / "memo.html", tmpd / "memo.pdf"
-        execute_report(
-            scenario, executed, preset, timeout_s=timeout_s, notebook=notebook, overrides=overrides
-        )
-        _export(executed, html_tmp, title=f"Decision memo: {scenario.name}")
-        written = [output, output.with_suffix(".pdf")] if pdf else [output]
-        if pdf:
-            print_pdf(html_tmp, pdf_tmp)
-        _install(html_tmp, output)
-        if pdf:
-            _install(pdf_tmp, written[1])
-    return written

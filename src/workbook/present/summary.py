@@ -1,0 +1,289 @@
+"""The memo's first page: the executive summary (:func:`summary_section`).
+
+The decision in one sentence; what it costs per run, per year and in the first year, with what
+each figure includes (capex against running costs); the days of a run and to a finished run,
+lead time included, against the deadline and the published runs' spread; the two or three
+assumptions that could flip the pick (the tornado, :func:`workbook.decide.tornado`) and how often
+it wins when all of them move (the Monte Carlo); the article's advice beside the engine's; and
+the date, scenario, data snapshot and overrides. Everything here is read from the
+:class:`~workbook.decide.Recommendation`; nothing is computed that the engine did not.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from importlib.metadata import PackageNotFoundError, version
+
+import pandas as pd
+
+from ..calibrate import holdout_time_range
+from ..decide import Recommendation, Scenario, article_comparison, option_row, presets
+from ..text import (
+    MODE_PHRASE,
+    days_text,
+    duration_text,
+    option_label,
+    overrides_text,
+    params_label,
+    runs_text,
+)
+from .format import escape, readable, usd, usd_short
+
+#: Most flipping assumptions named on the first page.
+MAX_RISKS = 3
+
+
+def summary_section(scenario: Scenario, rec: Recommendation, sentence: str, preset: str) -> str:
+    """The executive summary as one ``<section id="summary">``."""
+    label = scenario.name + (f" (preset {preset})" if preset and preset != scenario.name else "")
+    out = [
+        '<section id="summary">',
+        f"<h1>Decision memo: {escape(label)}</h1>",
+        f'<p class="meta">{escape(meta_line(scenario, rec))}</p>',
+        f'<p class="recommendation{"" if rec.feasible else " infeasible"}">'
+        f"{escape(readable(sentence))}</p>",
+        f'<p class="workload">{escape(workload_line(scenario))}</p>',
+    ]
+    if rec.top is not None:
+        rows = "".join(
+            f"<tr><th>{escape(k)}</th><td class='num'>{escape(v)}</td><td>{escape(why)}</td></tr>"
+            for k, v, why in key_figures(scenario, rec)
+        )
+        out.append(f'<table class="key-figures">{rows}</table>')
+    if rec.top is None and rec.reasons:
+        out += [
+            "<h3>Why nothing qualifies</h3>",
+            "<ul>" + "".join(f"<li>{escape(readable(r))}</li>" for r in rec.reasons[:3]) + "</ul>",
+        ]
+    risk_items = risks(rec)
+    if risk_items:
+        out += [
+            "<h3>What could change the decision</h3>",
+            "<ul>" + "".join(f"<li>{escape(r)}</li>" for r in risk_items) + "</ul>",
+        ]
+    cmp = article_comparison(rec, scenario.name) if scenario.name in presets else ""
+    if cmp:
+        out += ["<h3>The article's advice beside the engine's</h3>", f"<p>{escape(cmp)}</p>"]
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def meta_line(scenario: Scenario, rec: Recommendation) -> str:
+    """Date, scenario, data snapshot and overrides in one line."""
+    snap = rec.snapshot or {}
+    date = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return (
+        f"{date} · prepared by the GPU training decision workbook {workbook_version()} · "
+        f"scenario {scenario.name} · data snapshot {snap.get('data_hash', 'n/a')} "
+        f"(sources accessed up to {snap.get('latest_accessed', 'n/a')}) · overrides: "
+        f"{overrides_text(snap.get('overrides') or [])}"
+    )
+
+
+def workload_line(s: Scenario) -> str:
+    """The job and its limits in words: 30B parameters on 100B tokens, deadline, budget."""
+    active = (
+        f" ({params_label(s.n_active_params)} active)"
+        if s.n_active_params and s.n_active_params != s.n_params
+        else ""
+    )
+    return (
+        f"The job: {s.workload} of {params_label(s.n_params)} parameters{active} on "
+        f"{params_label(s.tokens)} tokens, {runs_text(s.runs_per_year)} a year; deadline "
+        f"{days_text(s.deadline_days)} from the decision; first-year budget "
+        f"{usd_short(s.budget_usd)}; site power {s.site_power_kw:,.0f} kW, {s.cooling} cooling."
+    )
+
+
+def key_figures(s: Scenario, rec: Recommendation) -> list[tuple[str, str, str]]:
+    """The pick's money and time as (figure, value, what it includes) rows."""
+    top = rec.top
+    money = _owned_money(s, rec) if top.capex_usd > 0 else _rented_money(s, rec)
+    return money + [
+        ("Run", duration_text(top.wall_days), "one training run, goodput and time factor included"),
+        (
+            "Decision to finished run",
+            days_text(top.time_to_result_days),
+            f"lead time {days_text(top.lead_time_days)} + the run",
+        ),
+        ("Deadline", days_text(s.deadline_days), deadline_text(s, rec)),
+    ]
+
+
+def _owned_money(s: Scenario, rec: Recommendation) -> list[tuple[str, str, str]]:
+    """Capex, first-year opex, first-year cost, cost per year and per run of an owned cluster."""
+    top = rec.top
+    row = option_row(rec.options, top.accelerator, top.n_gpus, top.acquisition)
+    runs = runs_text(s.runs_per_year)
+    return [
+        (
+            "Capex (purchase)",
+            usd_short(top.capex_usd),
+            "paid once, up front: GPUs, servers, network (and any cooling retrofit)",
+        ),
+        (
+            "Opex, first year",
+            usd_short(top.first_year_cost_usd - top.capex_usd),
+            "energy at the site's PUE and colocation of the racks for a year",
+        ),
+        (
+            "First-year cost",
+            usd_short(top.first_year_cost_usd),
+            f"cash out in year one: capex + first-year opex; the budget is "
+            f"{usd_short(s.budget_usd)}",
+        ),
+        (
+            "Cost per year",
+            usd_short(top.cost_per_year_usd),
+            "owning, spread over the hardware's life: depreciation of the purchase less resale, "
+            f"cost of capital, colocation and energy ({_life(row)}); {runs}",
+        ),
+        ("Cost per run", usd(top.cost_per_run_usd), f"the cost per year / {runs}"),
+    ]
+
+
+def _rented_money(s: Scenario, rec: Recommendation) -> list[tuple[str, str, str]]:
+    """Capex (none), cost per run, per year and the first year of a rented cluster."""
+    top = rec.top
+    runs = runs_text(s.runs_per_year)
+    spot = " (spot: preemption overhead included)" if top.acquisition == "rent-spot" else ""
+    year = (
+        "a year's reservation of the cluster, its runs included"
+        if top.acquisition == "rent-reserved"
+        else f"{runs} x the cost per run"
+    )
+    return [
+        ("Capex (purchase)", "$0", "nothing is bought: rented, all of it is opex"),
+        (
+            "Cost per run",
+            usd(top.cost_per_run_usd),
+            f"the run's GPU-hours at the rental price{spot}",
+        ),
+        ("Cost per year", usd_short(top.cost_per_year_usd), year),
+        (
+            "First-year cost",
+            usd_short(top.first_year_cost_usd),
+            f"the same as the cost per year when renting; the budget is {usd_short(s.budget_usd)}",
+        ),
+    ]
+
+
+def _life(row: pd.Series | None) -> str:
+    if row is None or pd.isna(row.get("life_years")):
+        return "over its life"
+    return f"{row['life_years']:g}-year life, {row['resale']:.0%} resale"
+
+
+def deadline_text(s: Scenario, rec: Recommendation) -> str:
+    """How much slower than predicted the run may be and still meet the deadline, against how
+    much slower published runs were (:func:`workbook.calibrate.holdout_time_range`)."""
+    top = rec.top
+    run = top.wall_days
+    slack = (s.deadline_days - top.lead_time_days) / run if run > 0 else math.inf
+    rng = holdout_time_range(rec.catalog)
+    if rng is None:
+        return f"met with the run up to {slack:,.2f}x its predicted time"
+    spread = (
+        f"published runs took {rng['median']:.2f}x their prediction at the median and "
+        f"{rng['high']:.2f}x at the slowest tenth ({rng['n']} held-out runs)"
+    )
+    if slack >= rng["high"]:
+        verdict = "met even at the slowest tenth of published runs"
+    elif slack >= rng["median"]:
+        verdict = "met at the median but not at the slowest tenth of published runs"
+    else:
+        verdict = "missed if the run is as slow as the median published run"
+    return f"{verdict}: the run may take up to {slack:,.2f}x its prediction; {spread}"
+
+
+# --- the risks ----------------------------------------------------------------------------------
+def option_words(rec: Recommendation, label: str) -> str:
+    """An option label of the tornado / Monte Carlo (:func:`workbook.text.option_label`: ``buy-new
+    8 x b200-hgx``) in words: ``buy new 8 x NVIDIA B200 (HGX B200, 180 GB)``; the label itself
+    when it names no option of ``rec``."""
+    mode, _, rest = label.partition(" ")
+    n, _, accelerator = rest.partition(" x ")
+    o = rec.options
+    names = o.loc[o["accelerator"] == accelerator, "name"]
+    if mode not in MODE_PHRASE or not n.isdigit() or names.empty:
+        return label
+    return f"{MODE_PHRASE[mode]} {n} x {names.iloc[0]}"
+
+
+_SET_VALUE = re.compile(r"^(?P<name>\w+) = (?P<value>\S+)$")
+
+
+def flip_condition(row: pd.Series, s: Scenario) -> str:
+    """Where a tornado row's pick changes, as a condition in the reader's units."""
+    point = str(row["flips_at"]).split(": ", 1)[0]
+    m = _SET_VALUE.match(point)
+    if m:
+        return f"{row['assumption'].lower()} is {m['value']} instead of {row['base']:g}"
+    if point.endswith("runs a year"):
+        return f"you run {point} instead of {s.runs_per_year:g}"
+    if point.startswith("lead times x"):
+        return f"new hardware arrives in {point[len('lead times x') :]}x the catalog's lead time"
+    if point.startswith(("rental prices", "purchase prices")):
+        kind, change = point.rsplit(" ", 1)
+        return f"{kind} are {change} against the catalog's"
+    if point.startswith("electricity "):
+        return f"electricity costs {point[len('electricity ') :]}"
+    return point
+
+
+def risks(rec: Recommendation) -> list[str]:
+    """The assumptions that flip the pick (at most :data:`MAX_RISKS`, largest swing first), then
+    how often the pick wins in the Monte Carlo; or the largest swing when nothing flips."""
+    t = rec.sensitivity
+    if rec.top is None or t.empty:
+        return []
+    out = []
+    flips = t[t["flips"]].head(MAX_RISKS)
+    for _, row in flips.iterrows():
+        new = option_words(rec, str(row["flips_at"]).split(": ", 1)[-1])
+        lo, hi = row["cost_per_run_at_low"], row["cost_per_run_at_high"]
+        cost = (
+            f"over the range tested, today's pick costs {usd(lo)} to {usd(hi)} per run"
+            if abs(hi - lo) >= 0.5
+            else "today's pick's cost per run does not move with it"
+        )
+        out.append(
+            f"{row['assumption']}: if {flip_condition(row, rec.scenario)}, the pick becomes "
+            f"{new} ({cost})."
+        )
+    if flips.empty:
+        big = t.iloc[0]
+        out.append(
+            "No single assumption over its stated range changes the pick. The largest swing: "
+            f"{big['assumption']}, {usd(big['cost_per_run_at_low'])} to "
+            f"{usd(big['cost_per_run_at_high'])} per run."
+        )
+    out += _monte_carlo_risk(rec)
+    return out
+
+
+def _monte_carlo_risk(rec: Recommendation) -> list[str]:
+    mc, top = rec.monte_carlo, rec.top
+    if mc.empty:
+        return []
+    pick = option_label(top.acquisition, top.n_gpus, top.accelerator)
+    share = float(mc.loc[mc["option"] == pick, "share"].sum())
+    others = mc[mc["option"] != pick]
+    text = (
+        f"When every assumption moves at once (Monte Carlo), the pick wins {share:.0%} of the draws"
+    )
+    if not others.empty:
+        o = others.iloc[0]
+        words = option_words(rec, o["option"])
+        text += f"; the most frequent other winner is {words} ({o['share']:.0%})"
+    return [text + "."]
+
+
+def workbook_version() -> str:
+    """The installed workbook's version (``(uninstalled)`` in a checkout not pip-installed)."""
+    try:
+        return version("workbook")
+    except PackageNotFoundError:  # running from a checkout without `pip install -e .`
+        return "(uninstalled)"

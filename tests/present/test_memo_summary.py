@@ -1,0 +1,95 @@
+"""The memo's first page (workbook.present.summary): the risks in words and units, the money with
+what each figure includes, the deadline against published runs. Hand-built tornado rows check the
+wording; a real recommendation checks that the figures are the pick's own."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pandas as pd
+import pytest
+
+from workbook.decide import presets, recommend
+from workbook.present import summary as sm
+
+
+@pytest.fixture(scope="module")
+def rec():
+    return recommend(presets["funded-startup-30b-domain"])
+
+
+def _row(**kw) -> pd.Series:
+    base = {"assumption": "Matmul efficiency (MFU)", "base": 0.7, "low": 0.5, "high": 1.0}
+    return pd.Series({**base, **kw})
+
+
+@pytest.mark.parametrize(
+    ("flips_at", "condition"),
+    [
+        (
+            "gemm_efficiency = 0.45: buy-new 8 x h100-sxm",
+            "matmul efficiency (mfu) is 0.45 instead of 0.7",
+        ),
+        (
+            "rental prices +25%: buy-new 8 x b200-hgx",
+            "rental prices are +25% against the catalog's",
+        ),
+        ("8.4 runs a year: buy-new 8 x b200-hgx", "you run 8.4 runs a year instead of 6"),
+        (
+            "lead times x0.84: buy-new 8 x mi350x",
+            "new hardware arrives in 0.84x the catalog's lead time",
+        ),
+        ("electricity $0.150/kWh: buy-new 8 x mi350x", "electricity costs $0.150/kWh"),
+    ],
+)
+def test_flip_points_read_as_conditions(flips_at, condition):
+    assert (
+        sm.flip_condition(_row(flips_at=flips_at), presets["funded-startup-30b-domain"])
+        == condition
+    )
+
+
+def test_risks_name_the_new_pick_in_words_and_the_monte_carlo_share(rec):
+    flipping = rec.sensitivity[rec.sensitivity["flips"]]
+    items = sm.risks(rec)
+    assert len(items) == min(len(flipping), sm.MAX_RISKS) + 1
+    first = flipping.iloc[0]
+    assert items[0].startswith(f"{first['assumption']}: if ")
+    new_label = first["flips_at"].split(": ", 1)[1]
+    assert sm.option_words(rec, new_label) in items[0]
+    assert sm.option_words(rec, new_label) != new_label  # a name, not an id
+    share = rec.monte_carlo["share"].iloc[0]
+    assert (
+        items[-1].startswith("When every assumption moves at once") and f"{share:.0%}" in items[-1]
+    )
+
+
+def test_no_flip_says_so_with_the_largest_swing(rec):
+    calm = rec.sensitivity.assign(flips=False)
+    r = dataclasses.replace(rec, sensitivity=calm)
+    assert sm.risks(r)[0].startswith("No single assumption over its stated range changes the pick")
+
+
+def test_money_rows_say_what_they_include(rec):
+    figures = {k: (v, why) for k, v, why in sm.key_figures(rec.scenario, rec)}
+    top = rec.top
+    assert figures["Capex (purchase)"][0] == "$0"  # a rental
+    assert figures["Cost per year"][1] == "6 runs x the cost per run"
+    assert figures["Decision to finished run"][1].startswith("lead time 3.5 days")
+    assert figures["Cost per run"][0] == f"${top.cost_per_run_usd:,.0f}"
+
+
+def test_owned_cluster_splits_capex_from_opex():
+    r = recommend(presets["series-a-healthcare-17b-lora"])
+    if r.top is None or r.top.capex_usd <= 0:
+        pytest.skip("the preset's pick is not bought any more")
+    figures = {k: (v, why) for k, v, why in sm.key_figures(r.scenario, r)}
+    assert "Opex, first year" in figures and "paid once, up front" in figures["Capex (purchase)"][1]
+    assert figures["First-year cost"][1].startswith("cash out in year one: capex + first-year opex")
+
+
+def test_deadline_against_the_published_spread(rec):
+    text = sm.deadline_text(rec.scenario, rec)
+    slack = (rec.scenario.deadline_days - rec.top.lead_time_days) / rec.top.wall_days
+    assert f"up to {slack:,.2f}x its prediction" in text
+    assert text.startswith("met even at the slowest tenth of published runs")
