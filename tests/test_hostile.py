@@ -34,7 +34,7 @@ from workbook.catalog import DATA_DIR, CatalogError, Override, UnknownIdError, l
 from workbook.catalog.overrides import MAX_OVERRIDES_BYTES, parse_overrides, read_overrides
 from workbook.cli import main
 from workbook.decide import MAX_SCENARIO_BYTES, ScenarioError, YamlError
-from workbook.present import render, reports
+from workbook.present import reports
 from workbook.present.app.form import scenario_from_values, widget_values
 from workbook.text import SHOWN_CHARS, shown, snapshot_line
 
