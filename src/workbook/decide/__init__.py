@@ -18,6 +18,7 @@ from .presets import ARTICLE_ADVICE, ARTICLE_OPTION, article_comparison, presets
 from .recommend import Recommendation, recommend
 from .scenario import (
     ACQUISITIONS,
+    CONFIDENCE_RANGE,
     MAX_GPUS,
     OBJECTIVES,
     TIME_FACTOR_RANGE,
@@ -30,6 +31,7 @@ from .sensitivity import monte_carlo, tornado
 __all__ = [
     "TieRule",
     "ACQUISITIONS",
+    "CONFIDENCE_RANGE",
     "MAX_GPUS",
     "ARTICLE_ADVICE",
     "ARTICLE_OPTION",

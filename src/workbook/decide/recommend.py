@@ -24,11 +24,13 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from ..calibrate import holdout_time_range, time_model_trust
+from ..calibrate import band_basis_counts, time_model_trust
 from ..catalog import Catalog, load_catalog
+from ..model import assumption_values
 from . import sensitivity as sensitivity_analysis
 from .evaluate import TieRule, best_index, breakeven_for, evaluate, option_row, rank_columns
 from .explain import (
+    BandBasis,
     estimate_caveat,
     impossibility,
     infeasible_summary,
@@ -42,6 +44,9 @@ from .explain import (
 )
 from .options import Option, build_options, sweep
 from .scenario import Scenario
+
+#: The options' columns the pick is made from (:func:`workbook.decide.best_index`).
+PICK_COLUMNS = ("feasible", "cost_per_run_usd", "time_to_result_days", "p_deadline", "p_budget")
 
 
 @dataclass
@@ -249,7 +254,7 @@ def rank(s: Scenario, o: pd.DataFrame, rule: TieRule) -> Ranking:
     ranked = feas_pos[order]
     if not len(ranked):
         return Ranking(keys=keys, narrow=narrow, ranked_pos=ranked)
-    ev = {c: o[c].to_numpy() for c in ("feasible", "cost_per_run_usd", "time_to_result_days")}
+    ev = {c: o[c].to_numpy() for c in PICK_COLUMNS}
     pick = int(best_index(s, o, ev, rule)[0])
     first = int(ranked[0])
     ranked = np.concatenate([[pick], ranked[ranked != pick]])
@@ -273,12 +278,18 @@ def explain_pick(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog) -
         top.sentence += estimate_caveat(best, sourced_pick(s, o, ranking.rule))
     buy_row = option_row(o, best["accelerator"], best["n_gpus"], "buy-new")
     buy_failed = buy_row["failed"] if buy_row is not None else ""
-    # A time factor set by the reader replaces the published runs' range as the planning margin.
-    time_range = holdout_time_range(cat) if s.time_factor == 1.0 else None
-    robust = robust_option(s, o, ranked_pos, time_range)
+    robust = robust_option(s, o, ranked_pos)
     first = None if ranking.objective_best is None else o.iloc[ranking.objective_best]
     reasons = why_top(
-        s, best, len(ranked_pos), breakeven, buy_failed, time_range, robust, first, ranking.rule
+        s,
+        best,
+        len(ranked_pos),
+        breakeven,
+        buy_failed,
+        band_basis(cat),
+        robust,
+        first,
+        ranking.rule,
     )
     return Explanation(
         top=top,
@@ -289,10 +300,16 @@ def explain_pick(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog) -
     )
 
 
+def band_basis(cat: Catalog) -> BandBasis:
+    """Where the time bands of ``cat`` come from, for the reasons."""
+    runs, benchmarks = band_basis_counts(cat)
+    return BandBasis(runs, benchmarks, assumption_values(cat)["time_band_widening_no_evidence"])
+
+
 def sourced_pick(s: Scenario, o: pd.DataFrame, rule: TieRule) -> pd.Series | None:
     """The option the same rule picks among the feasible ones with a sourced price (what the
     scenario would pick with ``sourced_prices_only``), or None."""
-    ev = {c: o[c].to_numpy() for c in ("cost_per_run_usd", "time_to_result_days")}
+    ev = {c: o[c].to_numpy() for c in PICK_COLUMNS}
     ev["feasible"] = o["feasible"].to_numpy(bool) & o["price_sourced"].to_numpy(bool)
     pos = int(best_index(s, o, ev, rule)[0])
     return None if pos < 0 else o.iloc[pos]

@@ -15,10 +15,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..catalog import Catalog
+from ..catalog import Catalog, resolve_catalog
 from ..checks import check_choice, check_number
 from . import flops as compute
 from .memory import STATE_BYTES
+from .uncertainty import SOFTWARE_STACKS
 
 PRECISIONS = ("bf16", "fp8", "fp4")
 METHODS = ("full", "lora", "qlora")
@@ -43,6 +44,7 @@ CONFIG_DEFAULTS: dict[str, Any] = {
     "input_pipeline": "compiled",
     "global_batch_tokens": np.nan,
     "optimizer": "adam-mixed",
+    "software_stack": "typical",
 }
 
 
@@ -89,6 +91,7 @@ _CHOICES = {
     "attention": compute.ATTENTION_CONVENTIONS,
     "input_pipeline": INPUT_PIPELINES,
     "optimizer": STATE_BYTES,
+    "software_stack": SOFTWARE_STACKS,
 }
 
 
@@ -109,6 +112,7 @@ class Configs:
     attention: np.ndarray  #: attention-FLOP convention (flops.ATTENTION_CONVENTIONS)
     input_pipeline: np.ndarray  #: compiled or python
     optimizer: np.ndarray  #: model-state scheme (memory.STATE_BYTES)
+    software_stack: np.ndarray  #: the level times are planned at (uncertainty.SOFTWARE_STACKS)
     accelerator: np.ndarray  #: catalog accelerator_id
     fabric: np.ndarray  #: catalog fabric_id (DEFAULT_FABRIC where none was given)
     cooling: np.ndarray  #: air, liquid or None (what the part was designed for)
@@ -200,3 +204,40 @@ def look_up_machines(cat: Catalog, cfg: Configs) -> Machines:
         peak_tflops=np.where(supported, peak, peak_bf16),
         supported=supported,
     )
+
+
+#: Arguments of :func:`estimate_training` that may be None (NaN in the configuration frame).
+_OPTIONAL_NUMBERS = ("n_active_params", "n_layers", "d_model", "global_batch_tokens")
+
+
+def check_training_args(catalog: Catalog | None, given: dict[str, Any]) -> Catalog:
+    """The checks of :func:`estimate_training`'s arguments, in order; returns the catalog, which
+    knows the accelerator and the fabric."""
+    accelerator, fabric, cooling = given["accelerator"], given["fabric"], given["cooling"]
+    if not isinstance(accelerator, str):
+        raise ValueError(
+            f"accelerator={accelerator!r} is not an accelerator id (a string); "
+            "allowed: see workbook.accelerators()"
+        )
+    if fabric is not None and not isinstance(fabric, str):
+        raise ValueError(f"fabric={fabric!r} is not a fabric id (a string)")
+    for name in ("n_params", "n_tokens"):
+        check_number(name, given[name], positive=True)
+    check_number("n_gpus", given["n_gpus"], positive=True, integer=True)
+    check_number("seq_len", given["seq_len"], minimum=1, integer=True)
+    for name in _OPTIONAL_NUMBERS:
+        if given[name] is not None:
+            check_number(name, given[name], positive=True)
+    for name, allowed in (
+        ("precision", PRECISIONS),
+        ("method", METHODS),
+        ("software_stack", SOFTWARE_STACKS),
+    ):
+        check_choice(name, given[name], allowed)
+    if cooling is not None:
+        check_choice("cooling", cooling, COOLING)
+    cat = resolve_catalog(catalog)
+    cat.accelerator(accelerator)  # unknown id -> error listing valid ids
+    if fabric is not None:
+        cat.fabric(fabric)
+    return cat
