@@ -10,8 +10,11 @@ from workbook.calibrate import (
     band_coverage,
     conformal_quantiles,
     full_runs,
+    level_summary,
     predict_hours,
     realized_band,
+    tuned_loo_ratios,
+    validation_summary,
 )
 
 
@@ -46,3 +49,18 @@ def test_band_coverage_counts_each_run_against_the_others():
     assert 0 < cov["loo_coverage"] <= 1 and 0 < cov["forward_coverage"] <= 1
     assert cov["forward_inside"] <= cov["forward_runs"] == 30
     assert cov["width"] == pytest.approx(realized_band()["p90"] / realized_band()["p10"], rel=1e-12)
+
+
+def test_level_summary_agrees_with_its_parts_and_with_the_prospective_holdout():
+    """The tuned leave-one-out MdAPE is that of tuned_loo_ratios by hand; the blind baseline is
+    the validator's dense prospective baseline (the same 26 runs, the same constant MFU)."""
+
+    cat = load_catalog()
+    lv = level_summary(cat)
+    loo = tuned_loo_ratios(cat)
+    err = np.abs(loo["loo_tok_s_gpu"] / loo["published_tok_s_gpu"] - 1)
+    assert lv.tuned_loo["mdape"] == pytest.approx(float(np.median(err)))
+    assert lv.tuned["mdape"] < lv.tuned_loo["mdape"]  # in sample is the easier test
+    p = validation_summary(cat, cv=False).prospective
+    assert lv.realized_blind_baseline == p.dense_baseline
+    assert lv.realized_blind["n"] == p.dense["n"] == 26

@@ -22,10 +22,12 @@ from .accuracy import (
     twin_pair_table,
 )
 from .bands import (
+    Levels,
     band_basis_counts,
     band_constants,
     band_coverage,
     conformal_quantiles,
+    level_summary,
     realized_band,
     tuned_band,
     tuned_loo_ratios,
@@ -82,6 +84,8 @@ __all__ = [
     "Fitter",
     "ValidationSummary",
     "accuracy_bias",
+    "Levels",
+    "level_summary",
     "band_basis_counts",
     "band_constants",
     "band_coverage",

@@ -20,6 +20,7 @@ in earlier batches (forward); MLPerf rows are not used (no token counts; v5.1 is
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -28,8 +29,16 @@ from ..catalog import Catalog, resolve_catalog
 from ..model import benchmark_rows
 from .benchmarks import benchmark_throughput
 from .cache import PerCatalog
-from .metrics import _ratios
-from .runs import entry_batch, full_runs, predict_hours
+from .metrics import _ratios, metrics
+from .runs import (
+    baseline_hours,
+    entry_batch,
+    error_group,
+    fit_baseline_mfu,
+    full_runs,
+    is_moe,
+    predict_hours,
+)
 
 #: The band's nominal quantiles (p10, p90) [probability].
 BAND_LOW, BAND_HIGH = 0.1, 0.9
@@ -166,3 +175,92 @@ def band_basis_counts(catalog: Catalog | None = None) -> tuple[int, int]:
     runs = full_runs(cat)
     bench = cat.tables["published_runs"]
     return int((runs["split"] == "holdout").sum()), int(benchmark_rows(bench).sum())
+
+
+@dataclass
+class Levels:
+    """Both levels on their own evidence, as ``python -m workbook validate`` prints them.
+
+    Metrics dicts are :func:`.metrics.metrics` (``mdape``, ``within_25pct``, ``max_ratio_off``,
+    ``n``)."""
+
+    #: The tuned stack on the benchmarks, its speedup fitted on all of them (in sample).
+    tuned: dict
+    #: The same, each row predicted with its precision's speedup refitted without it.
+    tuned_loo: dict
+    #: Median signed error (predicted / published - 1) per vendor: ``runs``, ``median_error``
+    #: (in sample) and ``loo_median_error``.
+    tuned_bias: pd.DataFrame
+    #: The typical level's median (engine x the held-out median refitted without the row) on the
+    #: dense prospective (blind) runs, and the constant-MFU baseline on the same runs.
+    realized_blind: dict | None
+    realized_blind_baseline: dict | None
+    #: Published / tuned-predicted GPU-hours of the used full runs per group (accelerator, or MoE):
+    #: ``runs``, ``p10``, ``median``, ``p90`` (data/published_runs.csv has no software column).
+    realized_by_group: pd.DataFrame
+    #: :func:`band_coverage`.
+    coverage: dict
+
+
+def _vendor_bias(cat: Catalog, tuned: pd.DataFrame, loo: pd.DataFrame) -> pd.DataFrame:
+    vendor = cat.tables["accelerators"].set_index("accelerator_id")["vendor"]
+    v = vendor.reindex(tuned["accelerator"]).to_numpy(object)
+    frame = pd.DataFrame(
+        {
+            "vendor": v,
+            "error": tuned["error"],
+            "loo_error": loo["loo_tok_s_gpu"] / loo["published_tok_s_gpu"] - 1,
+        }
+    )
+    return frame.groupby("vendor").agg(
+        runs=("error", "size"),
+        median_error=("error", "median"),
+        loo_median_error=("loo_error", "median"),
+    )
+
+
+def _realized_blind(cat: Catalog) -> tuple[dict | None, dict | None]:
+    """The typical median on the dense prospective runs, its p50 refitted without the row."""
+    hold, r = _holdout_ratios(cat)
+    blind = (entry_batch(hold) >= 1) & ~is_moe(hold)
+    if not blind.any():
+        return None, None
+    pub = hold["gpu_hours"].to_numpy(float)
+    engine = pub / r
+    p50 = np.array([np.median(np.delete(r, i)) for i in range(r.size)])
+    rows = full_runs(cat)
+    base_mfu = fit_baseline_mfu(rows[rows["split"] == "calibration"], cat)
+    base = baseline_hours(hold, base_mfu, cat)
+    return (
+        metrics(pub[blind], (engine * p50)[blind]),
+        metrics(pub[blind], base[blind]),
+    )
+
+
+def _realized_by_group(cat: Catalog) -> pd.DataFrame:
+    """Published / tuned-predicted GPU-hours of every used full run, per error group."""
+    rows = full_runs(cat)
+    tuned = predict_hours(rows, cat, software_stack="tuned")
+    ratio = pd.Series(rows["gpu_hours"].to_numpy(float) / tuned)
+    return ratio.groupby(error_group(rows)).agg(
+        runs="size",
+        p10=lambda x: x.quantile(BAND_LOW),
+        median="median",
+        p90=lambda x: x.quantile(BAND_HIGH),
+    )
+
+
+def level_summary(catalog: Catalog | None = None) -> Levels:
+    """Both levels measured on their own evidence (:class:`Levels`)."""
+    cat = resolve_catalog(catalog)
+    tuned, loo = benchmark_throughput(cat, "tuned"), tuned_loo_ratios(cat)
+    blind, blind_base = _realized_blind(cat)
+    return Levels(
+        tuned=metrics(tuned["published_tok_s_gpu"], tuned["predicted_tok_s_gpu"]),
+        tuned_loo=metrics(loo["published_tok_s_gpu"], loo["loo_tok_s_gpu"]),
+        tuned_bias=_vendor_bias(cat, tuned, loo),
+        realized_blind=blind,
+        realized_blind_baseline=blind_base,
+        realized_by_group=_realized_by_group(cat),
+        coverage=band_coverage(cat),
+    )

@@ -70,13 +70,18 @@ def run_configs(rows: pd.DataFrame, tokens, software_stack: str = "engine") -> p
 
 
 def predict_hours(
-    rows: pd.DataFrame, catalog: Catalog | None = None, assumptions: dict | None = None
+    rows: pd.DataFrame,
+    catalog: Catalog | None = None,
+    assumptions: dict | None = None,
+    software_stack: str = "engine",
 ) -> np.ndarray:
     """The engine's GPU-hours [GPU-h] for each run's model, tokens, part, GPU count, sequence length
-    and precision; ``assumptions`` replaces constants of data/assumptions.csv (the fit)."""
-    return estimate_frame(
-        run_configs(rows, rows["tokens"].to_numpy(float)), catalog=catalog, assumptions=assumptions
-    )["gpu_hours"].to_numpy(float)
+    and precision (at the ``software_stack`` level: the median); ``assumptions`` replaces
+    constants of data/assumptions.csv (the fit)."""
+    configs = run_configs(rows, rows["tokens"].to_numpy(float), software_stack)
+    return estimate_frame(configs, catalog=catalog, assumptions=assumptions)["gpu_hours"].to_numpy(
+        float
+    )
 
 
 def baseline_hours(rows: pd.DataFrame, mfu: float, catalog: Catalog | None = None) -> np.ndarray:

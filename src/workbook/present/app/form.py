@@ -19,7 +19,7 @@ from urllib.parse import parse_qs
 import ipywidgets as w
 from ipywidgets.widgets.widget_description import DescriptionStyle
 
-from ...decide import ACQUISITIONS, OBJECTIVES, WORKLOADS, Scenario, presets
+from ...decide import ACQUISITIONS, OBJECTIVES, SCENARIO_STACKS, WORKLOADS, Scenario, presets
 from ...units import GIGA
 
 #: The scenario the app opens with (when no ``?preset=`` link names another).
@@ -42,6 +42,7 @@ FIELDS: dict[str, list[tuple[str, str, str, Any]]] = {
     "budget": [
         ("budget_usd", "Budget, first year (USD)", "float", 1),
         ("deadline_days", "Deadline (days, incl. lead time)", "float", 1),
+        ("confidence", "Confidence (deadline, budget)", "float", 1),
         ("runs_per_year", "Runs per year", "float", 1),
         ("objective", "Objective", "choice", OBJECTIVES),
         ("acquisition_modes", "Ways to get GPUs", "multi", ACQUISITIONS),
@@ -59,6 +60,7 @@ FIELDS: dict[str, list[tuple[str, str, str, Any]]] = {
         ("team_size", "ML team size (people)", "int", 1),
         ("platform_engineers", "Platform engineers", "int", 1),
         ("rocm_experience", "Team has shipped on ROCm", "bool", None),
+        ("software_stack", "Software stack", "choice", SCENARIO_STACKS),
         ("time_factor", "Your stack's time vs the engine (x)", "float", 1),
     ],
 }
