@@ -33,9 +33,22 @@ from ..units import (
 from .scenario import Scenario
 
 
-def _floats(o: pd.DataFrame, column: str) -> np.ndarray:
+class _Columns:
+    """The options table's columns as numpy arrays, each read once (an evaluation reads the same
+    cost columns for the median, the confidence point and the p10 / p90)."""
+
+    def __init__(self, o: pd.DataFrame):
+        self._o, self._arrays = o, {}
+
+    def __getitem__(self, column: str) -> np.ndarray:
+        if column not in self._arrays:
+            self._arrays[column] = self._o[column].to_numpy()
+        return self._arrays[column]
+
+
+def _floats(o: pd.DataFrame | _Columns, column: str) -> np.ndarray:
     """One column of the options table as floats."""
-    return o[column].to_numpy(float)
+    return np.asarray(o[column], dtype=float)
 
 
 def evaluate_arrays(
@@ -68,10 +81,11 @@ def evaluate_arrays(
     ``_p90`` columns).
     """
     runs = s.runs_per_year * np.asarray(runs_factor, float)
+    o = _Columns(o)
     wall_days = _floats(o, "base_wall_days") * time_factor * (1.0 + _floats(o, "spot_overhead"))
     lead = _floats(o, "base_lead_time_days") * lead_time_factor
     band = (_floats(o, "time_sigma_below"), _floats(o, "time_sigma_above"))
-    prices = (rent_price_factor, buy_price_factor, electricity_factor)
+    prices = (rent_price_factor, _capex(o, buy_price_factor), electricity_factor)
     med = _costs(s, o, wall_days, runs, *prices)
     m_conf = quantile_multiplier(s.confidence, *band)
     conf = _costs(s, o, wall_days * m_conf, runs, *prices)
@@ -117,17 +131,17 @@ def _costs(
     wall_days,
     runs,
     rent_price_factor,
-    buy_price_factor,
+    capex,
     electricity_factor,
 ) -> dict[str, np.ndarray]:
     """Cost per run, per year and of the first year, capex, energy and fixed costs of every option
-    whose runs take ``wall_days`` [USD, USD/yr]."""
+    whose runs take ``wall_days``, bought at ``capex`` [USD, USD/yr]."""
     # Unsupported precision (NaN days): already infeasible (static), costs nothing here.
     wall_h = np.nan_to_num(wall_days * HOURS_PER_DAY, nan=0.0)
     rent_run, reserved_year = _rent_costs(s, o, wall_h, runs, rent_price_factor)
-    own = _ownership_costs(o, wall_h, runs, buy_price_factor, electricity_factor)
-    is_buy = o["is_buy"].to_numpy(bool)
-    reserved = (o["acquisition"] == "rent-reserved").to_numpy(bool)
+    own = _ownership_costs(o, wall_h, runs, capex, electricity_factor)
+    is_buy = np.asarray(o["is_buy"], bool)
+    reserved = np.asarray(o["acquisition"] == "rent-reserved", bool)
     per_year = np.where(is_buy, own["total"], np.where(reserved, reserved_year, rent_run * runs))
     return {
         "per_run": per_year / runs,
@@ -182,13 +196,10 @@ def _rent_costs(
     return rent_run, reserved_year
 
 
-def _ownership_costs(
-    o: pd.DataFrame, wall_h, runs, buy_price_factor, electricity_factor
-) -> dict[str, np.ndarray]:
-    """Owning every option's cluster (every option priced as if bought) [USD, USD/yr]: ``capex``,
-    the yearly ``fixed`` costs, ``energy`` (busy and idle), ``total`` a year, and ``first_year``
-    (purchase, a year's energy and colocation)."""
-    capex = cost.capex(
+def _capex(o: pd.DataFrame, buy_price_factor) -> np.ndarray:
+    """The purchase price of every option's cluster (every option priced as if bought) [USD]: it
+    does not move with run time, so it is computed once per evaluation."""
+    return cost.capex(
         _floats(o, "n_gpus"),
         gpu_price_usd=_floats(o, "price") * buy_price_factor,
         gpus_per_node=_floats(o, "gpus_per_node"),
@@ -196,6 +207,14 @@ def _ownership_costs(
         fabric_cost_usd_per_gpu=_floats(o, "fabric_cost_usd_per_gpu"),
         retrofit_usd=_floats(o, "retrofit_usd"),
     )
+
+
+def _ownership_costs(
+    o: pd.DataFrame, wall_h, runs, capex, electricity_factor
+) -> dict[str, np.ndarray]:
+    """Owning every option's cluster (every option priced as if bought, at ``capex`` [USD]) [USD,
+    USD/yr]: ``capex``, the yearly ``fixed`` costs, ``energy`` (busy and idle), ``total`` a year,
+    and ``first_year`` (purchase, a year's energy and colocation)."""
     kw, colo = _floats(o, "it_kw"), _floats(o, "colocation")
     own = cost.ownership_per_year(
         capex,
@@ -235,7 +254,7 @@ def _moving_checks(
     )
     budget_ok = first_year_usd <= s.budget_usd
     feasible = (
-        o["static_ok"].to_numpy(bool)
+        np.asarray(o["static_ok"], bool)
         & deadline_ok
         & lead_ok
         & budget_ok

@@ -37,11 +37,12 @@ def moving_reasons(s: Scenario, o: pd.DataFrame) -> pd.DataFrame:
         ~o["lead_ok"].to_numpy(bool),
         lambda: f"lead time beyond {s.lead_time_tolerance_weeks} weeks",
     )
+    need = f"{probability_text(s.confidence)} required"
     o["why_budget"] = reason_texts(
         ~o["budget_ok"].to_numpy(bool) & np.isfinite(o["first_year_cost_usd"].to_numpy(float)),
         lambda c, p: (
             f"first year costs ${c:,.0f} (median); within the ${s.budget_usd:,.0f} budget with "
-            f"{probability_text(p)} probability, {probability_text(s.confidence)} required"
+            f"{probability_text(p)} probability, {need}"
         ),
         o["first_year_cost_usd"],
         o["p_budget"],
@@ -59,12 +60,12 @@ def _deadline_reasons(s: Scenario, o: pd.DataFrame) -> np.ndarray:
     # An option without a run time (a precision the part lacks) fails on precision already: no
     # "4 + nan = nan days" for it.
     timed = np.isfinite(o["time_to_result_days"].to_numpy(float))
+    need = f"{probability_text(s.confidence)} required"
     deadline = reason_texts(
         ~o["deadline_ok"].to_numpy(bool) & timed,
         lambda lt, w, t, p: (
             f"takes {lt:,.0f} + {w:,.0f} = {t:,.0f} days (lead time + run, median); finishes by "
-            f"day {s.deadline_days:g} with {probability_text(p)} probability, "
-            f"{probability_text(s.confidence)} required"
+            f"day {s.deadline_days:g} with {probability_text(p)} probability, {need}"
         ),
         o["lead_time_days"],
         o["wall_days"],

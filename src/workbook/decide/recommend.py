@@ -236,7 +236,8 @@ def evaluated_options(s: Scenario, cat: Catalog) -> pd.DataFrame:
     """The options table: the estimated sweep, expanded to acquisition modes with the static
     constraints, evaluated at base values (its ``wall_days`` and ``lead_time_days`` replace the
     sweep's), with the moving constraints in words (:mod:`workbook.decide.columns`)."""
-    est = sweep(s, cat)
+    # The band days are recomputed by the evaluation (spot overhead in): not copied per mode.
+    est = sweep(s, cat).drop(columns=["wall_days_p10", "wall_days_p90"])
     o = build_options(s, est, cat)
     ev = evaluate(s, o)
     o = pd.concat([o.drop(columns=[c for c in ev.columns if c in o.columns]), ev], axis=1)
