@@ -66,8 +66,8 @@ def per_accelerator(
 ) -> np.ndarray:
     """An assumption per row's accelerator (the global ``default`` where there is no specific
     row)."""
-    values = {a: catalog.param("assumptions", parameter, a) for a in set(ids)}
-    return np.array([values.get(a, default) for a in ids], dtype=float)
+    values = {a: catalog.param("assumptions", parameter, a) for a in pd.unique(ids)}
+    return pd.Series(ids, dtype=object).map(values).to_numpy(float)
 
 
 def _column(df: pd.DataFrame, name: str) -> pd.Series:
@@ -173,7 +173,7 @@ def read_configs(configs: pd.DataFrame) -> Configs:
 def _rows(table: pd.DataFrame, key: str, ids: np.ndarray, what: str) -> pd.DataFrame:
     """The rows of ``table`` for ``ids`` (in order); an unknown id lists the valid ones."""
     indexed = table.set_index(key)
-    unknown = sorted({str(x) for x in ids if x not in indexed.index})
+    unknown = sorted({str(x) for x in pd.unique(ids) if x not in indexed.index})
     if unknown:
         raise ValueError(f"{what}={unknown[0]!r} is unknown; allowed: {', '.join(indexed.index)}")
     return indexed.loc[ids]

@@ -119,7 +119,9 @@ def _derates(cfg: Configs, m: Machines, a: dict[str, float]) -> Derates:
     throttled = (designed == "liquid") & (m.cooling == "air")
     is_moe = cfg.n_active_params < cfg.n_params * MOE_ACTIVE_SHARE_BELOW
     return Derates(
-        software_maturity=np.array([a[f"software_maturity_{s}"] for s in stack], float),
+        software_maturity=pd.Series(stack, dtype=object)
+        .map({s: a[f"software_maturity_{s}"] for s in pd.unique(stack)})
+        .to_numpy(float),
         thermal_factor=np.where(throttled, a["air_throttle_fraction"], 1.0),
         input_pipeline_factor=np.where(
             cfg.input_pipeline == "python", a["input_pipeline_python_factor"], 1.0
