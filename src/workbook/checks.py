@@ -95,7 +95,8 @@ def _allowed_text(minimum, maximum, positive, integer) -> str:
 def check_choice(name: str, value: Any, allowed: Iterable[str]) -> Any:
     """Check a string (or array of strings) against the allowed values."""
     allowed = list(allowed)
-    values = list(np.asarray(value, dtype=object).ravel()) if _is_array(value) else [value]
+    # Each distinct value once, in order of appearance (a sweep repeats a handful of names).
+    values = pd.unique(np.asarray(value, dtype=object).ravel()) if _is_array(value) else [value]
     for v in values:
         if not isinstance(v, str) or v not in allowed:
             raise ValueError(

@@ -45,6 +45,21 @@ def duration_text(days: float) -> str:
     return days_text(days)
 
 
+#: Probabilities said as "over 99 %" / "under 1 %" beyond these: the band's tails are fitted on a
+#: few dozen published runs and say nothing finer.
+PROBABILITY_SAID_WITHIN = (0.01, 0.99)
+
+
+def probability_text(p: float) -> str:
+    """A probability for a sentence: ``86 %``, ``over 99 %``, ``under 1 %``."""
+    lo, hi = PROBABILITY_SAID_WITHIN
+    if p > hi:
+        return f"over {hi:.0%}".replace("%", " %")
+    if p < lo:
+        return f"under {lo:.0%}".replace("%", " %")
+    return f"{p * 100:.0f} %"
+
+
 def runs_text(n: float) -> str:
     """``1 run``, ``2.5 runs``."""
     return f"{n:g} run" + ("" if n == 1 else "s")

@@ -29,8 +29,11 @@ def test_benchmark_throughput_is_the_steady_state_prediction(cat):
         seq_len=2048,
         catalog=cat,
     )
+    # The benchmarks are predicted by the engine as fitted; a pilot is compared with the typical
+    # level (the scenario's default), whose steady rate is the engine's / realized_time_ratio_p50.
+    p50 = cat.param("assumptions", "realized_time_ratio_p50")
     assert b.loc["mpt-7b-bench-h100", "predicted_tok_s_gpu"] == pytest.approx(
-        pilot["predicted_tokens_per_s_per_gpu"]
+        pilot["predicted_tokens_per_s_per_gpu"] * p50
     )
     np.testing.assert_allclose(
         b["error"], b["predicted_tok_s_gpu"] / b["published_tok_s_gpu"] - 1.0

@@ -41,15 +41,11 @@ def test_time_model_trust_quotes_the_holdout_error_and_the_accelerator_bias(cat)
 
 
 def test_time_model_trust_names_the_twin_runs_and_the_time_factor(cat):
-    """60 planned days at a time factor of 1.5 are 40 predicted: the range applies to the 40."""
-    t = calibrate.accuracy_table(cat)
-    hold = t[t["split"] == "holdout"]
-    r = calibrate.time_range(hold["published_gpu_hours"], hold["predicted_gpu_hours"])
+    """60 planned days at a time factor of 1.5 are 40 predicted: the band applies to the 40."""
+    band = calibrate.realized_band(cat)
     text = calibrate.time_model_trust("h100-sxm", cat, wall_days=60.0, time_factor=1.5)
-    assert (
-        f"For the predicted 40 days, plan for {40 * r['low']:.0f} to {40 * r['high']:.0f} days."
-        in text
-    )
+    lo, hi = 40 * band["p10"] / band["p50"], 40 * band["p90"] / band["p50"]
+    assert f"For the predicted 40 days (the median), plan for {lo:.0f} to {hi:.0f} days" in text
     assert (
         "You set a time factor of 1.5x, so the recommendation plans for 60 days where the engine "
         "predicts 40 days." in text
@@ -84,10 +80,11 @@ def test_time_model_trust_gives_the_range_to_plan_for(cat):
     assert 0.5 < r["low"] < 1.0 < r["median"] < r["high"] < 2.5
     text = calibrate.time_model_trust("a100-80gb-sxm", cat, wall_days=40.0)
     assert f"between {r['low']:.2f}x and {r['high']:.2f}x the predicted time" in text
-    assert (
-        f"For the predicted 40 days, plan for {40 * r['low']:,.0f} to {40 * r['high']:,.0f} days."
-        in text
-    )
+    band = calibrate.realized_band(cat)  # the decision's band: split-conformal, around p50
+    lo, hi = 40 * band["p10"] / band["p50"], 40 * band["p90"] / band["p50"]
+    assert f"For the predicted 40 days (the median), plan for {lo:,.0f} to {hi:,.0f} days" in text
+    cov = calibrate.band_coverage(cat)
+    assert f"It held for {cov['loo_coverage']:.0%} of the held-out runs left out" in text
     assert f"held for {r['loo_coverage']:.0%} of the held-out runs" in text
     assert "For the predicted" not in calibrate.time_model_trust("a100-80gb-sxm", cat)
     with pytest.raises(ValueError, match=r"wall_days"):

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workbook import presets, recommend
+from workbook import ScenarioError, presets, recommend
 from workbook.decide import (
     TieRule,
     best_index,
@@ -18,6 +18,7 @@ from workbook.decide import (
     option_row,
     rank_columns,
 )
+from workbook.model import probability_within
 
 
 @pytest.fixture(scope="module")
@@ -81,3 +82,40 @@ def test_breakeven_is_the_recommendations(rec):
     best = option_row(o, top.accelerator, top.n_gpus, top.acquisition)
     assert breakeven_for(rec.scenario, o, best) == rec.breakeven_runs_per_year
     assert math.isfinite(rec.breakeven_runs_per_year)
+
+
+def test_deadline_and_budget_hold_at_the_scenarios_confidence(rec):
+    """deadline_ok <=> p_deadline >= confidence, budget_ok <=> p_budget >= confidence (away from
+    the boundary, where the budget's line through two points and the CDF's 1.5e-7 error meet)."""
+    o, c = rec.options, rec.scenario.confidence
+    timed = np.isfinite(o["wall_days"])
+    far = timed & (np.abs(o["p_deadline"] - c) > 1e-4)
+    assert (o.loc[far, "deadline_ok"] == (o.loc[far, "p_deadline"] >= c)).all()
+    costed = np.isfinite(o["first_year_cost_usd"]) & (np.abs(o["p_budget"] - c) > 1e-4)
+    assert (o.loc[costed, "budget_ok"] == (o.loc[costed, "p_budget"] >= c)).all()
+    assert ((o["p_deadline"] >= 0) & (o["p_deadline"] <= 1)).all()
+
+
+def test_p_budget_of_a_rental_is_the_probability_of_its_run_time_by_hand(rec):
+    """On-demand rent is GPU-hours x price: within the budget while the run takes at most
+    budget / median first-year cost times its median."""
+    o = rec.options
+    r = o[(o["acquisition"] == "rent-on-demand") & np.isfinite(o["first_year_cost_usd"])].iloc[0]
+    ratio = rec.scenario.budget_usd / r["first_year_cost_usd"]
+    expected = probability_within(ratio, r["time_sigma_below"], r["time_sigma_above"])
+    assert r["p_budget"] == pytest.approx(float(expected), abs=1e-9)
+
+
+def test_a_higher_confidence_never_adds_an_option():
+    s = presets["band-70b-to-400b"]
+    feasible = {
+        c: recommend(s.replace(confidence=c), sensitivity=False).options["feasible"].to_numpy()
+        for c in (0.5, 0.8, 0.95)
+    }
+    assert feasible[0.5].sum() >= feasible[0.8].sum() >= feasible[0.95].sum()
+    assert not (feasible[0.95] & ~feasible[0.8]).any()
+
+
+def test_a_confidence_outside_its_range_names_the_field():
+    with pytest.raises(ScenarioError, match="confidence=0.3"):
+        presets["band-70b-to-400b"].replace(confidence=0.3)

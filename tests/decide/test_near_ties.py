@@ -100,3 +100,18 @@ def test_the_reasons_say_when_a_near_tie_decided(rec):
         assert f"{rec.top.cost_per_run_usd / cheapest - 1:+.1%} per run" in tie[0]
     else:
         assert not tie
+
+
+def test_a_near_tie_goes_first_to_the_likelier_to_finish_by_the_deadline():
+    """Issue 19: within 2 % of the cheapest, the higher p_deadline (in whole percent) wins before
+    the sooner finish; equal in whole percent, the sooner finish decides as before. (42 days is
+    not 10 % sooner than 45, so dominance does not move the pick afterwards.)"""
+    ev = {
+        "cost_per_run_usd": np.array([100.0, 101.0, 101.5]),
+        "time_to_result_days": np.array([50.0, 42.0, 45.0]),
+        "feasible": np.ones(3, bool),
+        "p_deadline": np.array([0.90, 0.93, 0.97]),
+    }
+    assert int(best_index(CHEAPEST, None, ev, RULE)[0]) == 2
+    ev["p_deadline"] = np.array([0.90, 0.971, 0.974])  # both 97 %: the sooner of the two
+    assert int(best_index(CHEAPEST, None, ev, RULE)[0]) == 1

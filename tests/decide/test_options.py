@@ -67,8 +67,9 @@ def test_time_factor_scales_days_gpu_hours_and_rent_of_every_option():
         "Planned at your time factor of 1.5x the engine's prediction: "
         f"{days_text(slow.top.wall_days)} per run"
     ) in reasons
-    assert "If the run overshoots" not in reasons
-    assert "If the run overshoots" in " ".join(base.reasons)
+    assert "At the slow end of its band" in reasons
+    assert "At the slow end of its band" in " ".join(base.reasons)
+    assert b["wall_days_p90"] == pytest.approx(1.5 * a["wall_days_p90"])
     assert "time factor" not in " ".join(base.reasons)
 
 

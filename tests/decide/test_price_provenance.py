@@ -7,6 +7,7 @@ import pytest
 
 from workbook import load_catalog, presets, recommend
 from workbook.catalog import price_is_sourced
+from workbook.text import MODE_PHRASE
 
 
 def test_which_price_sources_a_buyer_can_check():
@@ -45,8 +46,8 @@ def test_a_pick_on_an_estimated_price_names_the_best_sourced_option():
     sourced = recommend(s.replace(sourced_prices_only=True), sensitivity=False).top
     d = sourced.cost_per_run_usd / rec.top.cost_per_run_usd - 1
     assert (
-        f"The best option with sourced prices: rent on spot {sourced.n_gpus} x {sourced.name}, "
-        in rec.headline
+        f"The best option with sourced prices: {MODE_PHRASE[sourced.acquisition]} "
+        f"{sourced.n_gpus} x {sourced.name}, " in rec.headline
     ) and f"${sourced.cost_per_run_usd:,.0f} per run ({d:+.0%} vs the pick)." in rec.headline
 
 

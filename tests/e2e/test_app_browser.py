@@ -65,8 +65,8 @@ def test_recommendation_and_charts_render_offline(app_page):
     page, outside = app_page
     text = _headline(page)
     assert re.search(
-        r"(Rent|Buy) .* x .*: [\d.,]+ (days|hours?) per run "
-        r"\(.* lead time included\), \$[\d,]+ per run",
+        r"(Rent|Buy) .* x .*: [\d.,]+ (days|hours?) per run \(p10-p90 .*\), .* lead time "
+        r"included; finishes by day [\d.,]+ with .* probability.*\. \$[\d,]+ per run",
         text,
     ), text
     assert _all_charts_drawn(page), _charts_svg(page)[:500]
@@ -101,7 +101,7 @@ def test_deep_link_opens_the_linked_preset_without_a_stale_preview(voila_app, br
         voila_app.url + "?preset=band-400b-plus", wait_until="domcontentloaded", timeout=180_000
     )
     text = _wait_headline(page, _expected("band-400b-plus"), timeout_s=180)
-    assert "GB200 NVL72" in text, text
+    assert "1536 x NVIDIA B200" in text, text  # the preset's pick (tests/decide/test_presets.py)
     assert page.query_selector("#wb-preview") is None  # no preview of the default scenario
     assert outside == []
     screenshot(page, "app-6-deep-link")
@@ -131,14 +131,15 @@ def _click_preset(page, name: str) -> str:
 
 
 def test_preset_then_cooling_to_air_changes_the_pick_and_the_charts(app_page):
-    """The frontier-pretraining preset (liquid-cooled site) buys a liquid-only part; with air racks
-    the engine must drop it, and the page and the charts must follow."""
+    """The 400B+ preset (liquid-cooled site) buys B200 in liquid-cooled racks; with air racks the
+    liquid-only NVL72 purchases drop out, the headline says air-cooled racks, and the charts must
+    follow."""
     page, _ = app_page
-    text = _click_preset(page, "enterprise-frontier-pretraining")
-    assert text.startswith("Buy new"), text
+    text = _click_preset(page, "band-400b-plus")
+    assert text.startswith("Buy new") and "liquid-cooled racks" in text, text
     charts_before = _charts_svg(page)
     page.locator(".widget-toggle-buttons button", has_text=re.compile(r"^\s*air\s*$")).click()
-    text2 = _wait_headline(page, _expected("enterprise-frontier-pretraining", cooling="air"))
+    text2 = _wait_headline(page, _expected("band-400b-plus", cooling="air"))
     assert text2 != text
     page.wait_for_function(
         "(old) => document.querySelector('svg.marks').innerHTML !== old",
@@ -146,7 +147,7 @@ def test_preset_then_cooling_to_air_changes_the_pick_and_the_charts(app_page):
         timeout=60_000,
     )
     assert _all_charts_drawn(page)
-    screenshot(page, "app-2-enterprise-air")
+    screenshot(page, "app-2-400b-air")
 
 
 def test_smaller_budget_makes_nothing_feasible_and_says_why(app_page):

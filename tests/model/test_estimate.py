@@ -48,7 +48,15 @@ def test_deepseek_v3_prospective_run_within_25pct_and_shaped_by_its_active_path(
     H800, 2,664K GPU-hours of pre-training; entered after the dense constants were frozen. With the
     shape taken from the total count the engine predicted 6.57M GPU-hours (2.47x); the active path's
     shape fixes it."""
-    r = estimate_training(671e9, 14.8e12, "h800-sxm", 2048, n_active_params=37e9, precision="fp8")
+    r = estimate_training(
+        671e9,
+        14.8e12,
+        "h800-sxm",
+        2048,
+        n_active_params=37e9,
+        precision="fp8",
+        software_stack="engine",  # the fitted step-time model, before the typical level
+    )
     assert r.gpu_hours == pytest.approx(2_664_000, rel=0.25)
     assert r.breakdown["n_layers"] * r.breakdown["d_model"] == pytest.approx(
         61 * 7168, rel=0.05

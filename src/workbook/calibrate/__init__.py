@@ -6,6 +6,7 @@
   the recalibration floor, the twin runs;
 - :mod:`.fit`: the grid fit of the free constants and its cross-validation;
 - :mod:`.benchmarks`: steady-state throughput against published benchmarks, throughput ratios;
+- :mod:`.bands`: the typical (realized) and tuned levels and their split-conformal bands;
 - :mod:`.summary`: everything the validator prints, as one typed result;
 - :mod:`.accuracy`: the accuracy tables (notebook 07); :mod:`.trust`: the trust paragraph.
 """
@@ -19,6 +20,17 @@ from .accuracy import (
     benchmark_table,
     throughput_ratio_table,
     twin_pair_table,
+)
+from .bands import (
+    Levels,
+    band_basis_counts,
+    band_constants,
+    band_coverage,
+    conformal_quantiles,
+    level_summary,
+    realized_band,
+    tuned_band,
+    tuned_loo_ratios,
 )
 from .benchmarks import RATIO_PAIRS, benchmark_throughput, throughput_ratios
 from .fit import FIT_PARAMS, GRID, MOE_GRID, SPLIT_REPEATS, Fitter, fit, write_assumptions
@@ -72,6 +84,15 @@ __all__ = [
     "Fitter",
     "ValidationSummary",
     "accuracy_bias",
+    "Levels",
+    "level_summary",
+    "band_basis_counts",
+    "band_constants",
+    "band_coverage",
+    "conformal_quantiles",
+    "realized_band",
+    "tuned_band",
+    "tuned_loo_ratios",
     "accuracy_floor",
     "accuracy_summary",
     "accuracy_table",

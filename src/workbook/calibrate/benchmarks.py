@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..catalog import Catalog, resolve_catalog
-from ..model import estimate_frame
+from ..model import benchmark_rows, estimate_frame
 from .runs import run_configs
 
 #: Throughput-ratio checks: (label, numerator run_id, denominator run_id).
@@ -32,11 +32,13 @@ RATIO_PAIRS = [
 BENCHMARK_RUN_TOKENS = 1e11
 
 
-def _steady_throughput(rows: pd.DataFrame, catalog: Catalog) -> np.ndarray:
+def _steady_throughput(
+    rows: pd.DataFrame, catalog: Catalog, software_stack: str = "engine"
+) -> np.ndarray:
     """Predicted tokens/s per GPU between failures (what a benchmark measures) of benchmark
-    rows."""
+    rows, at the ``software_stack`` level."""
     rows = rows.assign(n_gpus=rows["gpu_count"].astype(int))
-    configs = run_configs(rows, np.full(len(rows), BENCHMARK_RUN_TOKENS))
+    configs = run_configs(rows, np.full(len(rows), BENCHMARK_RUN_TOKENS), software_stack)
     return estimate_frame(configs, catalog=catalog)["steady_tokens_per_s_per_gpu"].to_numpy(float)
 
 
@@ -50,19 +52,21 @@ def _benchmark_source(source: pd.Series) -> np.ndarray:
     )
 
 
-def benchmark_throughput(catalog: Catalog | None = None) -> pd.DataFrame:
+def benchmark_throughput(
+    catalog: Catalog | None = None, software_stack: str = "engine"
+) -> pd.DataFrame:
     """Every published throughput benchmark (``row_type`` throughput_benchmark with tokens/s per
     GPU) against the engine's steady-state prediction for its model, part, GPU count, sequence
     length and precision (the engine's default global batch; the benchmarks' own batches are not in
-    the rows). One row each: ``run``, ``source`` (the software: llm-foundry, NeMo, or papers),
-    ``accelerator``, ``n_gpus``, ``precision``, ``published_tok_s_gpu``, ``predicted_tok_s_gpu``
-    [tokens/s per GPU], ``error`` (predicted / published - 1)."""
+    the rows), at the ``software_stack`` level (``"engine"``: the step-time model as fitted;
+    ``"tuned"``: with the tuned stack's speedups). One row each: ``run``, ``source`` (the
+    software: llm-foundry, NeMo, or papers), ``accelerator``, ``n_gpus``, ``precision``,
+    ``published_tok_s_gpu``, ``predicted_tok_s_gpu`` [tokens/s per GPU], ``error`` (predicted /
+    published - 1)."""
     cat = resolve_catalog(catalog)
     runs = cat.tables["published_runs"]
-    rows = runs[
-        (runs["row_type"] == "throughput_benchmark") & runs["tokens_per_s_per_gpu"].notna()
-    ].reset_index(drop=True)
-    pred = _steady_throughput(rows, cat)
+    rows = runs[benchmark_rows(runs)].reset_index(drop=True)
+    pred = _steady_throughput(rows, cat, software_stack)
     pub = rows["tokens_per_s_per_gpu"].to_numpy(float)
     return pd.DataFrame(
         {

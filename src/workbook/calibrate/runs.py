@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..catalog import Catalog, resolve_catalog
-from ..model import METHOD_FLOPS_PER_PARAM, estimate_frame
+from ..model import METHOD_FLOPS_PER_PARAM, estimate_frame, used_full_runs
 from ..units import SECONDS_PER_HOUR, TERA
 
 #: GPU count used when a run does not publish one. The LLaMA paper states 2,048 A100-80GB for its
@@ -35,7 +35,7 @@ def full_runs(catalog: Catalog | None = None) -> pd.DataFrame:
     ``gpu_count_assumed`` (no GPU count published) and ``n_gpus`` (the published count, else
     :data:`ASSUMED_GPU_COUNT`)."""
     runs = resolve_catalog(catalog).tables["published_runs"]
-    used = runs[(runs["row_type"] == "full_run") & (runs["split"] != "excluded")].copy()
+    used = runs[used_full_runs(runs)].copy()
     used["gpu_count_assumed"] = used["gpu_count"].isna()
     used["n_gpus"] = used["gpu_count"].fillna(ASSUMED_GPU_COUNT).astype(int)
     return used.reset_index(drop=True)
@@ -47,9 +47,11 @@ def excluded_runs(catalog: Catalog | None = None) -> pd.DataFrame:
     return runs[(runs["row_type"] == "full_run") & (runs["split"] == "excluded")]
 
 
-def run_configs(rows: pd.DataFrame, tokens) -> pd.DataFrame:
+def run_configs(rows: pd.DataFrame, tokens, software_stack: str = "engine") -> pd.DataFrame:
     """The engine's configuration frame (:func:`workbook.model.estimate_frame`) of published rows,
-    trained on ``tokens`` [tokens] each; ``n_gpus`` if the rows have it, else ``gpu_count``."""
+    trained on ``tokens`` [tokens] each; ``n_gpus`` if the rows have it, else ``gpu_count``; at the
+    ``software_stack`` level (default ``"engine"``: the step-time model as fitted, which is what
+    the fit and the checks of its constants compare)."""
     return pd.DataFrame(
         {
             "n_params": rows["params_total"].to_numpy(float),
@@ -62,18 +64,24 @@ def run_configs(rows: pd.DataFrame, tokens) -> pd.DataFrame:
             "seq_len": rows["seq_len"].fillna(ASSUMED_SEQ_LEN).to_numpy(float),
             # fp16 and bf16 share the tensor peak on every GPU here.
             "precision": rows["precision"].replace({"fp16": "bf16"}).to_numpy(object),
+            "software_stack": software_stack,
         }
     )
 
 
 def predict_hours(
-    rows: pd.DataFrame, catalog: Catalog | None = None, assumptions: dict | None = None
+    rows: pd.DataFrame,
+    catalog: Catalog | None = None,
+    assumptions: dict | None = None,
+    software_stack: str = "engine",
 ) -> np.ndarray:
     """The engine's GPU-hours [GPU-h] for each run's model, tokens, part, GPU count, sequence length
-    and precision; ``assumptions`` replaces constants of data/assumptions.csv (the fit)."""
-    return estimate_frame(
-        run_configs(rows, rows["tokens"].to_numpy(float)), catalog=catalog, assumptions=assumptions
-    )["gpu_hours"].to_numpy(float)
+    and precision (at the ``software_stack`` level: the median); ``assumptions`` replaces
+    constants of data/assumptions.csv (the fit)."""
+    configs = run_configs(rows, rows["tokens"].to_numpy(float), software_stack)
+    return estimate_frame(configs, catalog=catalog, assumptions=assumptions)["gpu_hours"].to_numpy(
+        float
+    )
 
 
 def baseline_hours(rows: pd.DataFrame, mfu: float, catalog: Catalog | None = None) -> np.ndarray:

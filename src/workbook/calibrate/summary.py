@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..catalog import Catalog, resolve_catalog
+from .bands import Levels, level_summary
 from .benchmarks import benchmark_throughput, throughput_ratios
 from .fit import SPLIT_REPEATS, Fitter
 from .metrics import (
@@ -115,6 +116,8 @@ class ValidationSummary:
     ratios: pd.DataFrame
     #: The cross-validation (None when skipped).
     out_of_sample: OutOfSample | None
+    #: Both levels on their own evidence and the band's coverage (:func:`.bands.level_summary`).
+    levels: Levels | None = None
 
     @property
     def figures(self) -> dict:
@@ -206,6 +209,7 @@ def validation_summary(catalog: Catalog | None = None, cv: bool = True) -> Valid
         benchmark_bias=bias_by_group(bench["source"], bench["error"]),
         ratios=throughput_ratios(cat),
         out_of_sample=out_of_sample,
+        levels=level_summary(cat),
     )
 
 
@@ -296,6 +300,36 @@ def _out_of_sample_figures(o: OutOfSample | None) -> dict:
     }
 
 
+def _level_figures(lv: Levels | None) -> dict:
+    """Both levels and the band's coverage (issue 19)."""
+    if lv is None:
+        return {}
+    out = {
+        "tuned_benchmark_mdape": lv.tuned["mdape"],
+        "tuned_benchmark_within_25pct": lv.tuned["within_25pct"],
+        "tuned_loo_mdape": lv.tuned_loo["mdape"],
+        "tuned_loo_within_25pct": lv.tuned_loo["within_25pct"],
+    }
+    for vendor, row in lv.tuned_bias.iterrows():
+        out[f"tuned_loo_bias_{str(vendor).lower()}"] = float(row["loo_median_error"])
+    if lv.realized_blind is not None:
+        out["realized_blind_runs"] = lv.realized_blind["n"]
+        out["realized_blind_mdape"] = lv.realized_blind["mdape"]
+        out["realized_blind_baseline_mdape"] = lv.realized_blind_baseline["mdape"]
+    c = lv.coverage
+    out.update(
+        {
+            "band_loo_coverage": c["loo_coverage"],
+            "band_forward_runs": c["forward_runs"],
+            "band_forward_inside": c["forward_inside"],
+            "band_forward_coverage": c["forward_coverage"],
+            "band_width": c["width"],
+            "band_loo_width_median": c["loo_width_median"],
+        }
+    )
+    return out
+
+
 def headline_figures(s: ValidationSummary) -> dict:
     """The ``name: value`` lines the validator ends with, in order: :func:`_main_figures`, then the
     forward check, the prospective holdout and the out-of-sample error where there are any."""
@@ -304,4 +338,5 @@ def headline_figures(s: ValidationSummary) -> dict:
         **_forward_figures(s.forward),
         **_prospective_figures(s.prospective),
         **_out_of_sample_figures(s.out_of_sample),
+        **_level_figures(s.levels),
     }

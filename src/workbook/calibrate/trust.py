@@ -15,10 +15,13 @@ import pandas as pd
 
 from ..catalog import Catalog, resolve_catalog
 from ..checks import check_number
+from ..model import assumption_values
 from ..text import days_text
 from .accuracy import accuracy_bias, accuracy_summary, accuracy_table, twin_pair_table
+from .bands import band_coverage, realized_band
 from .cache import PerCatalog
 from .metrics import RANGE_QUANTILES, TWIN_RATIO_25PCT, forward_range_check, time_range
+from .runs import full_runs
 
 #: Share of held-out runs the quoted range nominally holds (80 %).
 RANGE_SHARE = RANGE_QUANTILES[1] - RANGE_QUANTILES[0]
@@ -44,6 +47,14 @@ class TrustBasis:
     spread_text: str
     #: :func:`workbook.calibrate.accuracy.accuracy_bias`, indexed by ``group``.
     bias: pd.DataFrame
+    #: The band the decision plans with, in words ("" without held-out runs).
+    band_text: str = ""
+    #: :func:`workbook.calibrate.bands.realized_band` (None without held-out runs).
+    band: dict | None = None
+    #: ``time_band_widening_no_evidence`` (data/assumptions.csv) [x].
+    widening: float = 1.0
+    #: Accelerators with a used published full run (their band is not widened).
+    evidence: frozenset = frozenset()
 
 
 def _holdout_error_text(m: pd.Series) -> str:
@@ -63,14 +74,30 @@ def _range_text(rng: dict) -> str:
     )
 
 
-def _plan_text(predicted_days: float | None, rng: dict) -> str:
-    """The range applied to the predicted days ("" without them)."""
+def _plan_text(predicted_days: float | None, band: dict, widening: float = 1.0) -> str:
+    """The band (its log spread times ``widening``) applied to the predicted days, a median of the
+    typical stack ("" without them)."""
     if predicted_days is None:
         return ""
+    lo = predicted_days * (band["p10"] / band["p50"]) ** widening
+    hi = predicted_days * (band["p90"] / band["p50"]) ** widening
     return (
-        f" For the predicted {days_text(predicted_days)}, plan for "
-        f"{days_text(predicted_days * rng['low'], unit=False)}"
-        f" to {days_text(predicted_days * rng['high'])}."
+        f" For the predicted {days_text(predicted_days)} (the median), plan for "
+        f"{days_text(lo, unit=False)} to {days_text(hi)} (p10-p90)."
+    )
+
+
+def _band_text(band: dict, cov: dict, widening: float) -> str:
+    """How the decision's band is made and how often it held."""
+    return (
+        " Every option's days and costs carry a band from the same held-out runs: their "
+        f"split-conformal 10th and 90th percentiles, {band['p10']:.2f}x to {band['p90']:.2f}x the "
+        f"engine's prediction, around their median {band['p50']:.2f}x (which the typical stack's "
+        "days include), with a two-piece log-normal between them for the probability of a "
+        f"deadline or a budget. It held for {cov['loo_coverage']:.0%} of the held-out runs left "
+        f"out one at a time and for {cov['forward_inside']} of {cov['forward_runs']} "
+        f"({cov['forward_coverage']:.0%}) checked forward in time (nominal 80 %); its p90 / p10 is "
+        f"{cov['width']:.1f}x. On a part no published run checks it is widened {widening:g}x."
     )
 
 
@@ -131,11 +158,16 @@ def _trust_basis(cat: Catalog) -> TrustBasis:
         return TrustBasis(unknown, None, "", bias)
     hold = table[table["split"] == "holdout"]
     rng = time_range(hold["published_gpu_hours"], hold["predicted_gpu_hours"])
+    band, widening = realized_band(cat), assumption_values(cat)["time_band_widening_no_evidence"]
     return TrustBasis(
         holdout_text=_holdout_error_text(summary.loc[("engine", "holdout")]) + _range_text(rng),
         time_range=rng,
         spread_text=_coverage_text(table, rng) + _twins_text(cat, table),
         bias=bias,
+        band_text=_band_text(band, band_coverage(cat), widening),
+        band=band,
+        widening=widening,
+        evidence=frozenset(full_runs(cat)["accelerator_id"]),
     )
 
 
@@ -153,12 +185,18 @@ def _time_factor_text(wall_days: float | None, predicted_days: float | None, fac
     )
 
 
-def _accelerator_text(bias: pd.DataFrame, accelerator: str) -> str:
-    """The median signed error on the accelerator's published dense runs, or that none exists."""
+def _accelerator_text(bias: pd.DataFrame, accelerator: str, basis: TrustBasis) -> str:
+    """The median signed error on the accelerator's published dense runs, or that none exists
+    (and, with no published run at all, that its band is widened)."""
     if accelerator not in bias.index:
+        widened = (
+            f", so its band is widened {basis.widening:g}x"
+            if accelerator not in basis.evidence
+            else ""
+        )
         return (
             f" No published dense run on {accelerator} checks the model: its estimate rests on the "
-            "spec sheet and on constants fitted on other accelerators."
+            f"spec sheet and on constants fitted on other accelerators{widened}."
         )
     runs, med = int(bias.loc[accelerator, "runs"]), float(bias.loc[accelerator, "median_error"])
     way = "took longer than predicted" if med < 0 else "were faster than predicted"
@@ -186,8 +224,10 @@ def time_model_trust(
     constant); the range those runs landed in relative to their predictions
     (:func:`workbook.calibrate.metrics.time_range`, 10th-90th percentile, with its leave-one-out
     coverage and its coverage checked forward in time,
-    :func:`workbook.calibrate.metrics.forward_range_check`), applied to ``wall_days`` [days, as
-    planned] when given; how far published twin runs disagree
+    :func:`workbook.calibrate.metrics.forward_range_check`); the band every option carries
+    (:func:`workbook.calibrate.bands.realized_band`, split-conformal, with
+    :func:`workbook.calibrate.bands.band_coverage`), applied to ``wall_days`` [days, as planned,
+    the typical stack's median] when given; how far published twin runs disagree
     (:func:`workbook.calibrate.metrics.twin_pairs`) and what to do about it; with a
     ``time_factor`` other than 1 (:attr:`workbook.decide.Scenario.time_factor`: ``wall_days`` is
     then that many times the engine's prediction) the range is applied to the prediction and the
@@ -204,8 +244,9 @@ def time_model_trust(
     text = "Measured against published training runs (python -m workbook validate):"
     text += basis.holdout_text
     if basis.time_range is not None:
-        text += _plan_text(predicted, basis.time_range) + basis.spread_text
+        widen = basis.widening if accelerator and accelerator not in basis.evidence else 1.0
+        text += _plan_text(predicted, basis.band, widen) + basis.spread_text + basis.band_text
         text += _time_factor_text(wall_days, predicted, time_factor)
     if accelerator:
-        text += _accelerator_text(basis.bias, accelerator)
+        text += _accelerator_text(basis.bias, accelerator, basis)
     return text

@@ -31,6 +31,7 @@ from ..calibrate import (
     RANGE_QUANTILES,
     TWIN_SIZE_FACTOR,
     ValidationSummary,
+    band_constants,
     fit,
     validation_summary,
     write_assumptions,
@@ -191,6 +192,41 @@ def _out_of_sample_section(s: ValidationSummary) -> list[str]:
     ]
 
 
+def _levels_section(s: ValidationSummary) -> list[str]:
+    """Both levels on their own evidence and the band's coverage (issue 19)."""
+    lv = s.levels
+    if lv is None:
+        return []
+    t, lo, c = lv.tuned, lv.tuned_loo, lv.coverage
+    lines = [
+        "\nTwo levels, each on its own evidence (workbook.calibrate.bands).",
+        f"Tuned stack (a vendor reference recipe) on the {t['n']} benchmarks: MdAPE "
+        f"{t['mdape']:.1%}, {t['within_25pct']:.0%} within +-25 % with the speedups fitted on "
+        f"them; leave-one-out (each row's precision speedup refitted without it): MdAPE "
+        f"{lo['mdape']:.1%}, {lo['within_25pct']:.0%} within +-25 %, worst "
+        f"{lo['max_ratio_off']:.2f}x. Median signed error per vendor:",
+        lv.tuned_bias.to_string(formatters={"median_error": PERCENT, "loo_median_error": PERCENT}),
+    ]
+    if lv.realized_blind is not None:
+        b, base = lv.realized_blind, lv.realized_blind_baseline
+        lines.append(
+            f"Typical stack (what whole runs realized) on the {b['n']} blind dense runs (entered "
+            "after the constants were frozen; the held-out median refitted without each): MdAPE "
+            f"{b['mdape']:.1%}, {b['within_25pct']:.0%} within +-25 % (constant-MFU baseline: "
+            f"{base['mdape']:.1%}, {base['within_25pct']:.0%})."
+        )
+    lines += [
+        "Published / tuned-predicted GPU-hours of the used full runs by group "
+        "(data/published_runs.csv has no software column):",
+        lv.realized_by_group.to_string(formatters={"p10": TIMES, "median": TIMES, "p90": TIMES}),
+        f"Band (split-conformal p10-p90 of the held-out runs): held for {c['loo_coverage']:.0%} "
+        f"of the {c['n']} left out one at a time, {c['forward_inside']} of {c['forward_runs']} "
+        f"({c['forward_coverage']:.0%}) forward in time; p90 / p10 {c['width']:.2f}x (median "
+        f"{c['loo_width_median']:.2f}x over the leave-one-out bands).",
+    ]
+    return lines
+
+
 def _figure_lines(figures: dict) -> list[str]:
     """``name: value`` lines, floats to 3 decimals, after an empty line."""
     return [""] + [
@@ -211,6 +247,7 @@ def report(catalog=None, out=sys.stdout, cv: bool = True) -> dict:
         _spread_section,
         _throughput_section,
         _out_of_sample_section,
+        _levels_section,
     ):
         for line in section(s):
             print(line, file=out)
@@ -248,6 +285,10 @@ def run(args: argparse.Namespace) -> int:
         print("fitted: " + ", ".join(f"{k}={v}" for k, v in best.items()))
         if args.write:
             write_assumptions({k: best[k] for k in FIT_PARAMS if k in best})
+            clear_cache()  # the bands are measured with the constants just written
+            bands = band_constants()
+            print("bands: " + ", ".join(f"{k}={v}" for k, v in bands.items()))
+            write_assumptions(bands)
             # The report below must read the constants just written, not the cached tables.
             clear_cache()
             print(f"written to {Path(DATA_DIR) / 'assumptions.csv'}")

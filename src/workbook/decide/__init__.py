@@ -18,10 +18,12 @@ from .presets import ARTICLE_ADVICE, ARTICLE_OPTION, article_comparison, presets
 from .recommend import Recommendation, recommend
 from .scenario import (
     ACQUISITIONS,
+    CONFIDENCE_RANGE,
     FRAMEWORKS,
     MAX_GPUS,
     OBJECTIVES,
     REGIONS,
+    SCENARIO_STACKS,
     TIME_FACTOR_RANGE,
     WORKLOADS,
     Scenario,
@@ -33,12 +35,14 @@ from .yamlsafe import MAX_SCENARIO_BYTES, YamlError, safe_yaml
 __all__ = [
     "TieRule",
     "ACQUISITIONS",
+    "CONFIDENCE_RANGE",
     "FRAMEWORKS",
     "MAX_GPUS",
     "REGIONS",
     "ARTICLE_ADVICE",
     "ARTICLE_OPTION",
     "OBJECTIVES",
+    "SCENARIO_STACKS",
     "OPTION_COLUMNS",
     "TIME_FACTOR_RANGE",
     "WORKLOADS",

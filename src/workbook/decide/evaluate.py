@@ -15,7 +15,14 @@ import numpy as np
 import pandas as pd
 
 from ..catalog import Catalog
-from ..model import assumption_values, breakeven_runs_per_year, cost
+from ..model import (
+    BAND_QUANTILES,
+    assumption_values,
+    breakeven_runs_per_year,
+    cost,
+    probability_within,
+    quantile_multiplier,
+)
 from ..units import (
     DAYS_PER_WEEK,
     HOURS_PER_DAY,
@@ -26,9 +33,22 @@ from ..units import (
 from .scenario import Scenario
 
 
-def _floats(o: pd.DataFrame, column: str) -> np.ndarray:
+class _Columns:
+    """The options table's columns as numpy arrays, each read once (an evaluation reads the same
+    cost columns for the median, the confidence point and the p10 / p90)."""
+
+    def __init__(self, o: pd.DataFrame):
+        self._o, self._arrays = o, {}
+
+    def __getitem__(self, column: str) -> np.ndarray:
+        if column not in self._arrays:
+            self._arrays[column] = self._o[column].to_numpy()
+        return self._arrays[column]
+
+
+def _floats(o: pd.DataFrame | _Columns, column: str) -> np.ndarray:
     """One column of the options table as floats."""
-    return o[column].to_numpy(float)
+    return np.asarray(o[column], dtype=float)
 
 
 def evaluate_arrays(
@@ -41,6 +61,7 @@ def evaluate_arrays(
     electricity_factor=1.0,
     lead_time_factor=1.0,
     runs_factor=1.0,
+    quantiles: bool = False,
 ) -> dict:
     """Times, costs, budget and deadline checks of every option as numpy arrays.
 
@@ -50,39 +71,119 @@ def evaluate_arrays(
     the whole year's) plus any port of the team's code to its stack, an owned one its yearly
     ownership (:func:`workbook.model.cost.ownership_per_year`); an owned option's first year is
     its purchase plus a year's energy and colocation.
+
+    Times and costs are at the median of the option's time band (``time_sigma_below`` /
+    ``_above``, :mod:`workbook.model.uncertainty`); ``p_deadline`` and ``p_budget`` are the
+    probabilities of a finished run by the deadline (lead time included) and of a first year
+    within the budget, and the deadline and budget checks hold when they are at least
+    :attr:`Scenario.confidence` (evaluated at the band's ``confidence`` quantile of run time).
+    ``quantiles`` adds the p10 and p90 of days, time to result and cost per run (the ``_p10`` /
+    ``_p90`` columns).
     """
     runs = s.runs_per_year * np.asarray(runs_factor, float)
+    o = _Columns(o)
     wall_days = _floats(o, "base_wall_days") * time_factor * (1.0 + _floats(o, "spot_overhead"))
-    # Unsupported precision (NaN days): already infeasible (static), costs nothing here.
-    wall_h = np.nan_to_num(wall_days * HOURS_PER_DAY, nan=0.0)
-    rent_run, reserved_year = _rent_costs(s, o, wall_h, runs, rent_price_factor)
-    own = _ownership_costs(o, wall_h, runs, buy_price_factor, electricity_factor)
-    is_buy = o["is_buy"].to_numpy(bool)
-    reserved = (o["acquisition"] == "rent-reserved").to_numpy(bool)
-    rent_year = np.where(reserved, reserved_year, rent_run * runs) + _floats(o, "porting_usd")
-    per_year = np.where(is_buy, own["total"], rent_year)
-    per_run = per_year / runs
-    first_year = np.where(is_buy, own["first_year"], per_year)
     lead = _floats(o, "base_lead_time_days") * lead_time_factor
-    ttr = lead + wall_days
-    checks = _moving_checks(s, o, wall_h * runs, lead, ttr, first_year, per_run)
+    band = (_floats(o, "time_sigma_below"), _floats(o, "time_sigma_above"))
+    prices = (rent_price_factor, _capex(o, buy_price_factor), electricity_factor)
+    med = _costs(s, o, wall_days, runs, *prices)
+    m_conf = quantile_multiplier(s.confidence, *band)
+    conf = _costs(s, o, wall_days * m_conf, runs, *prices)
+    p_deadline = probability_within((s.deadline_days - lead) / wall_days, *band)
+    p_budget = _budget_probability(s, o, wall_days, runs, prices, med, conf, m_conf, band)
+    checks = _moving_checks(
+        s,
+        o,
+        np.nan_to_num(wall_days * HOURS_PER_DAY, nan=0.0) * runs,
+        lead,
+        lead + wall_days * m_conf,
+        conf["first_year"],
+        med["per_run"],
+    )
+    q = _quantile_columns(s, o, wall_days, lead, runs, prices, band) if quantiles else {}
     return {
         "wall_days": wall_days,
+        **q.get("wall_days", {}),
         "lead_time_days": lead,
-        "time_to_result_days": ttr,
-        "cost_per_run_usd": per_run,
-        "cost_per_year_usd": per_year,
-        "first_year_cost_usd": first_year,
-        "capex_usd": np.where(is_buy, own["capex"], 0.0),
-        "usd_per_million_tokens": per_run / (s.tokens / TOKENS_PER_MILLION),
+        "time_to_result_days": lead + wall_days,
+        **q.get("time_to_result_days", {}),
+        "cost_per_run_usd": med["per_run"],
+        **q.get("cost_per_run_usd", {}),
+        "cost_per_year_usd": med["per_year"],
+        "first_year_cost_usd": med["first_year"],
+        "capex_usd": med["capex"],
+        "usd_per_million_tokens": med["per_run"] / (s.tokens / TOKENS_PER_MILLION),
         "schedule_fits_year": checks["schedule_fits_year"],
-        "energy_usd_per_year": np.where(is_buy, own["energy"], 0.0),
-        "fixed_usd_per_year": np.where(is_buy, own["fixed"], 0.0),
+        "energy_usd_per_year": med["energy"],
+        "fixed_usd_per_year": med["fixed"],
+        "p_deadline": p_deadline,
+        "p_budget": p_budget,
         "deadline_ok": checks["deadline_ok"],
         "lead_ok": checks["lead_ok"],
         "budget_ok": checks["budget_ok"],
         "feasible": checks["feasible"],
     }
+
+
+def _costs(
+    s: Scenario,
+    o: pd.DataFrame,
+    wall_days,
+    runs,
+    rent_price_factor,
+    capex,
+    electricity_factor,
+) -> dict[str, np.ndarray]:
+    """Cost per run, per year and of the first year, capex, energy and fixed costs of every option
+    whose runs take ``wall_days``, bought at ``capex`` [USD, USD/yr]."""
+    # Unsupported precision (NaN days): already infeasible (static), costs nothing here.
+    wall_h = np.nan_to_num(wall_days * HOURS_PER_DAY, nan=0.0)
+    rent_run, reserved_year = _rent_costs(s, o, wall_h, runs, rent_price_factor)
+    own = _ownership_costs(o, wall_h, runs, capex, electricity_factor)
+    is_buy = np.asarray(o["is_buy"], bool)
+    reserved = np.asarray(o["acquisition"] == "rent-reserved", bool)
+    rent_year = np.where(reserved, reserved_year, rent_run * runs) + _floats(o, "porting_usd")
+    per_year = np.where(is_buy, own["total"], rent_year)
+    return {
+        "per_run": per_year / runs,
+        "per_year": per_year,
+        "first_year": np.where(is_buy, own["first_year"], per_year),
+        "capex": np.where(is_buy, own["capex"], 0.0),
+        "energy": np.where(is_buy, own["energy"], 0.0),
+        "fixed": np.where(is_buy, own["fixed"], 0.0),
+    }
+
+
+def _budget_probability(s, o, wall_days, runs, prices, med, conf, m_conf, band) -> np.ndarray:
+    """P(first-year cost <= budget): the cost is non-decreasing and piecewise affine in run time,
+    so the run-time multiplier where it reaches the budget is read off the line through the
+    median and the confidence quantile (the p90 at a confidence of 0.5), then its probability."""
+    m2, at2 = m_conf, conf
+    if s.confidence == 0.5:
+        m2 = quantile_multiplier(BAND_QUANTILES[-1], *band)
+        at2 = _costs(s, o, wall_days * m2, runs, *prices)
+    base = med["first_year"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slope = (at2["first_year"] - base) / (m2 - 1.0)
+        m_at_budget = 1.0 + (s.budget_usd - base) / slope
+    flat = ~(slope > base * 1e-12)  # the cost does not move with time (or is not finite)
+    p = probability_within(np.where(flat, 1.0, m_at_budget), *band)
+    p = np.where(flat, (base <= s.budget_usd).astype(float), p)
+    return np.where(np.isfinite(base), p, 0.0)
+
+
+def _quantile_columns(s, o, wall_days, lead, runs, prices, band) -> dict[str, dict]:
+    """The p10 and p90 of days per run, time to result and cost per run."""
+    out: dict[str, dict] = {"wall_days": {}, "time_to_result_days": {}, "cost_per_run_usd": {}}
+    for p in (BAND_QUANTILES[0], BAND_QUANTILES[-1]):
+        tag = f"_p{round(p * 100)}"
+        w = wall_days * quantile_multiplier(p, *band)
+        out["wall_days"]["wall_days" + tag] = w
+        out["time_to_result_days"]["time_to_result_days" + tag] = lead + w
+        out["cost_per_run_usd"]["cost_per_run_usd" + tag] = _costs(s, o, w, runs, *prices)[
+            "per_run"
+        ]
+    return out
 
 
 def _rent_costs(
@@ -96,13 +197,10 @@ def _rent_costs(
     return rent_run, reserved_year
 
 
-def _ownership_costs(
-    o: pd.DataFrame, wall_h, runs, buy_price_factor, electricity_factor
-) -> dict[str, np.ndarray]:
-    """Owning every option's cluster (every option priced as if bought) [USD, USD/yr]: ``capex``,
-    the yearly ``fixed`` costs, ``energy`` (busy and idle), ``total`` a year, and ``first_year``
-    (purchase, a year's energy and colocation)."""
-    capex = cost.capex(
+def _capex(o: pd.DataFrame, buy_price_factor) -> np.ndarray:
+    """The purchase price of every option's cluster (every option priced as if bought) [USD]: it
+    does not move with run time, so it is computed once per evaluation."""
+    return cost.capex(
         _floats(o, "n_gpus"),
         gpu_price_usd=_floats(o, "price") * buy_price_factor,
         gpus_per_node=_floats(o, "gpus_per_node"),
@@ -110,6 +208,14 @@ def _ownership_costs(
         fabric_cost_usd_per_gpu=_floats(o, "fabric_cost_usd_per_gpu"),
         retrofit_usd=_floats(o, "retrofit_usd"),
     )
+
+
+def _ownership_costs(
+    o: pd.DataFrame, wall_h, runs, capex, electricity_factor
+) -> dict[str, np.ndarray]:
+    """Owning every option's cluster (every option priced as if bought, at ``capex`` [USD]) [USD,
+    USD/yr]: ``capex``, the yearly ``fixed`` costs, ``energy`` (busy and idle), ``total`` a year,
+    and ``first_year`` (purchase, a year's energy and colocation)."""
     kw, colo = _floats(o, "it_kw"), _floats(o, "colocation")
     own = cost.ownership_per_year(
         capex,
@@ -136,9 +242,10 @@ def _ownership_costs(
 def _moving_checks(
     s: Scenario, o: pd.DataFrame, busy_hours, lead_days, ttr_days, first_year_usd, per_run_usd
 ) -> dict[str, np.ndarray]:
-    """The constraints that move with the factors: the year's runs fit in a year, the deadline
-    (lead time included), the lead-time tolerance, the budget; ``feasible`` adds the static ones and
-    a finite cost."""
+    """The constraints that move with the factors: the year's runs fit in a year (at the median),
+    the deadline (lead time included) and the budget, both with the run time at the scenario's
+    confidence quantile (``ttr_days``, ``first_year_usd``), the lead-time tolerance; ``feasible``
+    adds the static ones and a finite cost."""
     fits_year = busy_hours <= HOURS_PER_YEAR * (1 + 1e-9)
     deadline_ok = ttr_days <= s.deadline_days
     lead_ok = (
@@ -148,7 +255,7 @@ def _moving_checks(
     )
     budget_ok = first_year_usd <= s.budget_usd
     feasible = (
-        o["static_ok"].to_numpy(bool)
+        np.asarray(o["static_ok"], bool)
         & deadline_ok
         & lead_ok
         & budget_ok
@@ -165,9 +272,9 @@ def _moving_checks(
 
 
 def evaluate(s: Scenario, o: pd.DataFrame, **factors) -> pd.DataFrame:
-    """:func:`evaluate_arrays` for scalar or per-option factors, as a DataFrame aligned with
-    ``o``."""
-    arrays = evaluate_arrays(s, o, **factors)
+    """:func:`evaluate_arrays` for scalar or per-option factors, with the p10 and p90 columns, as a
+    DataFrame aligned with ``o``."""
+    arrays = evaluate_arrays(s, o, quantiles=True, **factors)
     return pd.DataFrame(
         {k: np.broadcast_to(v, (len(o),)) for k, v in arrays.items()}, index=o.index
     )
@@ -191,6 +298,11 @@ class TieRule:
     ``dominance_time_fraction``: a feasible option that costs at most the first fraction more than
     the pick and finishes at least the second fraction sooner replaces it (repeatedly), whatever
     the objective: a reader never sees a pick that another beats on time at the same cost.
+
+    Among tied options the higher probability of meeting the other constraint goes first
+    (``p_deadline`` for ``cheapest-within-deadline``, ``p_budget`` for
+    ``fastest-within-budget``, compared in whole percent, :data:`TIE_PROBABILITY_DECIMALS`), then
+    the other measure.
     """
 
     near_tie_fraction: float
@@ -207,6 +319,9 @@ class TieRule:
 
 #: The arrays of :func:`evaluate_arrays` the pick is made from.
 _PICK_KEYS = ("feasible", "cost_per_run_usd", "time_to_result_days")
+#: Decimals probabilities are rounded to before a near-tie compares them (whole percent: a
+#: hundredth of a percent is not a difference the band can tell).
+TIE_PROBABILITY_DECIMALS = 2
 #: How many times a dominating option may replace the pick (each step costs at most 1 % more and
 #: saves at least 10 % of the time, so a handful of steps exhaust any option table).
 MAX_DOMINANCE_STEPS = 20
@@ -223,8 +338,9 @@ def _argmin_by(mask: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.nd
 def best_index(s: Scenario, o: pd.DataFrame, ev: dict, rule: TieRule) -> np.ndarray:
     """Row position of the pick (-1 if nothing is feasible), per sample when ``ev`` is 2-D.
 
-    The best on the scenario's objective (:func:`rank_columns`), unless near-ties or a dominating
-    option decide (:class:`TieRule`).
+    The best on the scenario's objective (:func:`rank_columns`), unless near-ties (the more
+    probable first where ``ev`` has ``p_deadline`` / ``p_budget``) or a dominating option decide
+    (:class:`TieRule`).
     """
     primary, secondary = rank_columns(s)
     shape = np.broadcast_shapes(*(np.atleast_2d(ev[k]).shape for k in _PICK_KEYS))
@@ -233,6 +349,11 @@ def best_index(s: Scenario, o: pd.DataFrame, ev: dict, rule: TieRule) -> np.ndar
     second = np.broadcast_to(np.atleast_2d(ev[secondary]), shape)
     best = np.min(np.where(feas, first, np.inf), axis=1, keepdims=True)
     tied = feas & (first <= best * (1.0 + rule.near_tie_fraction))
+    prob = "p_deadline" if s.objective == "cheapest-within-deadline" else "p_budget"
+    if prob in ev:  # the more likely to meet the other constraint first
+        p = np.round(np.broadcast_to(np.atleast_2d(ev[prob]), shape), TIE_PROBABILITY_DECIMALS)
+        p = np.where(tied, p, -np.inf)
+        tied &= p >= np.max(p, axis=1, keepdims=True)
     pick = _argmin_by(tied, second, first)
     cost = np.broadcast_to(np.atleast_2d(ev["cost_per_run_usd"]), shape)
     days = np.broadcast_to(np.atleast_2d(ev["time_to_result_days"]), shape)

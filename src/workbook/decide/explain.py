@@ -4,14 +4,21 @@ function per reason), the one-sentence headline, the runners-up and the rejected
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from ..calibrate import RANGE_QUANTILES
 from ..catalog import Catalog
 from ..model import implied_peak_fraction, training_flops
-from ..text import MODE_PHRASE, days_text, duration_text, params_label, runs_text
+from ..text import (
+    MODE_PHRASE,
+    days_text,
+    duration_text,
+    params_label,
+    probability_text,
+    runs_text,
+)
 from .evaluate import TieRule
 from .feasibility import CONSTRAINTS, reason_texts
 from .options import Option
@@ -30,10 +37,15 @@ def moving_reasons(s: Scenario, o: pd.DataFrame) -> pd.DataFrame:
         ~o["lead_ok"].to_numpy(bool),
         lambda: f"lead time beyond {s.lead_time_tolerance_weeks} weeks",
     )
+    need = f"{probability_text(s.confidence)} required"
     o["why_budget"] = reason_texts(
         ~o["budget_ok"].to_numpy(bool) & np.isfinite(o["first_year_cost_usd"].to_numpy(float)),
-        lambda c: f"first year costs ${c:,.0f}; budget ${s.budget_usd:,.0f}",
+        lambda c, p: (
+            f"first year costs ${c:,.0f} (median); within the ${s.budget_usd:,.0f} budget with "
+            f"{probability_text(p)} probability, {need}"
+        ),
         o["first_year_cost_usd"],
+        o["p_budget"],
     )
     why = o[[f"why_{k}" for k in CONSTRAINTS]].to_numpy(object)
     o["failed"] = ["; ".join(filter(None, row)) for row in why]
@@ -48,15 +60,17 @@ def _deadline_reasons(s: Scenario, o: pd.DataFrame) -> np.ndarray:
     # An option without a run time (a precision the part lacks) fails on precision already: no
     # "4 + nan = nan days" for it.
     timed = np.isfinite(o["time_to_result_days"].to_numpy(float))
+    need = f"{probability_text(s.confidence)} required"
     deadline = reason_texts(
         ~o["deadline_ok"].to_numpy(bool) & timed,
-        lambda lt, w, t: (
-            f"takes {lt:,.0f} + {w:,.0f} = {t:,.0f} days (lead time + run); "
-            f"deadline {s.deadline_days:g} days"
+        lambda lt, w, t, p: (
+            f"takes {lt:,.0f} + {w:,.0f} = {t:,.0f} days (lead time + run, median); finishes by "
+            f"day {s.deadline_days:g} with {probability_text(p)} probability, {need}"
         ),
         o["lead_time_days"],
         o["wall_days"],
         o["time_to_result_days"],
+        o["p_deadline"],
     )
     year = ~o["schedule_fits_year"].to_numpy(bool)
     runs = runs_text(s.runs_per_year)
@@ -69,7 +83,8 @@ def _deadline_reasons(s: Scenario, o: pd.DataFrame) -> np.ndarray:
 
 def _shortfall(s: Scenario, o: pd.DataFrame) -> pd.Series:
     """How far an option is from feasible: static failures count fully (10 each), deadline and
-    budget by the log of how far over, a schedule that does not fit in a year by 1."""
+    budget by the log of how far the median is over plus how far their probabilities fall short of
+    the confidence, a schedule that does not fit in a year by 1."""
     static_fail = (
         o["n_failed"]
         - (o["why_deadline"] != "")
@@ -79,10 +94,14 @@ def _shortfall(s: Scenario, o: pd.DataFrame) -> pd.Series:
     with np.errstate(divide="ignore", invalid="ignore"):
         over_time = np.log(np.maximum(1.0, o["time_to_result_days"] / s.deadline_days))
         over_budget = np.log(np.maximum(1.0, o["first_year_cost_usd"] / max(s.budget_usd, 1.0)))
+    short_p = np.maximum(0.0, s.confidence - o["p_deadline"]) + np.maximum(
+        0.0, s.confidence - o["p_budget"]
+    )  # missing the confidence by a little is nearer than by a lot, at the same median
     return (
         10.0 * static_fail
         + over_time.fillna(10)
         + over_budget.fillna(10)
+        + short_p
         + np.where(o["schedule_fits_year"], 0.0, 1.0)
     )
 
@@ -139,10 +158,33 @@ def pick_sentence(s: Scenario, top: pd.Series) -> str:
     )
     return (
         f"{verb.capitalize()} {int(top['n_gpus'])} x {top['name']} ({shape}{where}): "
-        f"{duration_text(top['wall_days'])} per run ({days_text(top['time_to_result_days'])} from "
-        f"the decision to a finished run, {waits}), ${top['cost_per_run_usd']:,.0f} per "
-        f"run (${top['cost_per_year_usd']:,.0f} a year for {runs_text(s.runs_per_year)}), {power}."
+        f"{duration_text(top['wall_days'])} per run ({band_text(top, 'wall_days')}), "
+        f"{days_text(top['time_to_result_days'])} from the decision to a finished run, {waits}; "
+        f"{deadline_odds_text(s, top)}. ${top['cost_per_run_usd']:,.0f} per run "
+        f"({band_text(top, 'cost_per_run_usd')}; ${top['cost_per_year_usd']:,.0f} a year for "
+        f"{runs_text(s.runs_per_year)}), {power}."
     )
+
+
+def band_text(r: pd.Series, column: str) -> str:
+    """The p10-p90 of a days or cost column: ``p10-p90 3.1-7.4 days``,
+    ``p10-p90 $20,117-$25,001``."""
+    lo, hi = r[f"{column}_p10"], r[f"{column}_p90"]
+    if column.endswith("_usd"):
+        return f"p10-p90 ${lo:,.0f}-${hi:,.0f}"
+    if lo >= 1:
+        return f"p10-p90 {days_text(lo, unit=False)}-{days_text(hi)}"
+    return f"p10-p90 {duration_text(lo)} to {duration_text(hi)}"
+
+
+def deadline_odds_text(s: Scenario, r: pd.Series) -> str:
+    """``finishes by day 120 with 86 % probability`` (and the budget's where it is not over
+    99 %)."""
+    p = probability_text(r["p_deadline"])
+    text = f"finishes by day {s.deadline_days:g} with {p} probability"
+    if r["p_budget"] <= 0.99:
+        text += f", within the budget with {probability_text(r['p_budget'])}"
+    return text
 
 
 def estimate_caveat(best: pd.Series, sourced: pd.Series | None) -> str:
@@ -232,19 +274,27 @@ def infeasible_summary(s: Scenario, o: pd.DataFrame) -> str:
 # Why the pick wins: one function per reason (None where a reason does not apply)
 
 
-def robust_option(
-    s: Scenario, o: pd.DataFrame, ranked_pos: np.ndarray, time_range: dict | None
-) -> pd.Series | None:
-    """The best-ranked feasible option that still makes the deadline when its run takes
-    ``time_range["high"]`` times its prediction (None when there is no range or no such option)."""
-    if time_range is None or len(ranked_pos) == 0:
+def robust_option(s: Scenario, o: pd.DataFrame, ranked_pos: np.ndarray) -> pd.Series | None:
+    """The best-ranked feasible option that still makes the deadline at the slow end of its own
+    time band (``time_to_result_days_p90``; None when there is none)."""
+    if len(ranked_pos) == 0:
         return None
-    slow_ttr = (
-        o["lead_time_days"].to_numpy(float)[ranked_pos]
-        + o["wall_days"].to_numpy(float)[ranked_pos] * time_range["high"]
-    )
+    slow_ttr = o["time_to_result_days_p90"].to_numpy(float)[ranked_pos]
     ok = np.flatnonzero(slow_ttr <= s.deadline_days)
     return o.iloc[ranked_pos[ok[0]]] if len(ok) else None
+
+
+@dataclass(frozen=True)
+class BandBasis:
+    """Where the time band comes from, for the reasons (:func:`workbook.calibrate.realized_band`
+    and data/assumptions.csv)."""
+
+    #: Held-out runs the typical band was measured on [count].
+    runs: int
+    #: Benchmark rows the tuned band was measured on [count].
+    benchmarks: int
+    #: ``time_band_widening_no_evidence`` [x].
+    widening: float
 
 
 def why_top(
@@ -253,24 +303,26 @@ def why_top(
     n_feasible: int,
     breakeven: float,
     buy_failed: str,
-    time_range: dict | None = None,
+    basis: BandBasis,
     robust: pd.Series | None = None,
     objective_best: pd.Series | None = None,
     rule: TieRule | None = None,
 ) -> list[str]:
-    """Why ``best`` wins, in order: the objective (and, when ``objective_best``, the option best on
-    the objective alone, is another, the near-tie or dominance ``rule`` that decided), the time
-    factor, the slow end of published runs (``time_range``,
-    :func:`workbook.calibrate.holdout_time_range`), memory, the budget, rent vs buy at
-    ``breakeven`` runs a year (``buy_failed``: why buying the same cluster fails), the price basis
-    and, for an owned cluster, its power."""
+    """Why ``best`` wins, in order: the objective at the scenario's confidence (and, when
+    ``objective_best``, the option best on the objective alone, is another, the near-tie or
+    dominance ``rule`` that decided), the time factor, the pick's time band and where it comes from
+    (``basis``), its slow end (p90) against the deadline (``robust``: the best-ranked option that
+    would still make it), memory, the budget, rent vs buy at ``breakeven`` runs a year
+    (``buy_failed``: why buying the same cluster fails), the price basis and, for an owned
+    cluster, its power."""
     tie = objective_best is not None and rule is not None
     reasons = (
         _objective_reason(s, best, n_feasible)
         if not tie
         else _tie_reason(s, best, objective_best, rule),
         _time_factor_reason(s, best),
-        _slow_end_reason(s, best, time_range, robust),
+        _band_reason(s, best, basis),
+        _slow_end_reason(s, best, robust),
         _memory_reason(best),
         _budget_reason(s, best),
         _rent_vs_buy_reason(s, best, breakeven, buy_failed),
@@ -281,15 +333,22 @@ def why_top(
 
 
 def _objective_reason(s: Scenario, best: pd.Series, n_feasible: int) -> str:
+    odds = (
+        f"with at least {probability_text(s.confidence)} probability (this one: "
+        f"{probability_text(best['p_deadline'])} for the deadline, "
+        f"{probability_text(best['p_budget'])} for the budget)"
+    )
     if s.objective == "cheapest-within-deadline":
         return (
             f"Cheapest of {n_feasible:,} feasible options that finish within the "
-            f"{s.deadline_days:g}-day deadline (lead time {best['lead_time_days']:,.0f} days + run "
-            f"{best['wall_days']:,.1f} days)."
+            f"{s.deadline_days:g}-day deadline and the budget {odds} (lead time "
+            f"{best['lead_time_days']:,.0f} days + run {best['wall_days']:,.1f} days, median)."
         )
     return (
         f"Fastest of {n_feasible:,} feasible options within the ${s.budget_usd:,.0f} first-year "
-        f"budget ({best['time_to_result_days']:,.1f} days to a finished run, lead time included)."
+        f"budget and the {s.deadline_days:g}-day deadline {odds} "
+        f"({best['time_to_result_days']:,.1f} days to a finished run at the median, lead time "
+        "included)."
     )
 
 
@@ -302,7 +361,8 @@ def _tie_reason(s: Scenario, best: pd.Series, first: pd.Series, rule: TieRule) -
     what = "cheapest" if cheapest else "fastest"
     within = (
         f"options within {rule.near_tie_fraction:.0%} of the {what} "
-        f"{'cost' if cheapest else 'time'} count as tied and the tie goes to the "
+        f"{'cost' if cheapest else 'time'} count as tied and the tie goes to the one likelier to "
+        f"{'finish by the deadline' if cheapest else 'stay within the budget'}, then the "
         f"{'soonest finished run' if cheapest else 'cheapest'}"
     )
     return (
@@ -328,15 +388,37 @@ def _time_factor_reason(s: Scenario, best: pd.Series) -> str | None:
     )
 
 
-def _slow_end_reason(
-    s: Scenario, best: pd.Series, time_range: dict | None, robust: pd.Series | None
-) -> str | None:
-    """The pick's time to result if its run overshoots like the slowest tenth of published runs,
-    and, where it then misses the deadline, the best-ranked option that would not."""
-    if time_range is None:
-        return None
-    slow = best["wall_days"] * time_range["high"]
-    ttr = best["lead_time_days"] + slow
+def _band_reason(s: Scenario, best: pd.Series, basis: BandBasis) -> str:
+    """The pick's p10-p90 days and where the band comes from (and that it is widened where the
+    part has no evidence of its own)."""
+    if best["stack_level"] == "tuned":
+        level = (
+            "the tuned stack (a vendor's reference recipe): steady-state throughput calibrated on "
+            f"{basis.benchmarks} published benchmarks, the band from their leave-one-out errors"
+        )
+        evidence = "no published benchmark"
+    else:
+        level = (
+            "the typical stack (what published whole runs realized): split-conformal quantiles of "
+            f"published / predicted GPU-hours over {basis.runs} held-out runs"
+        )
+        evidence = "no published run"
+    text = (
+        f"Its run time is a band, not a point: {band_text(best, 'wall_days')} per run (median "
+        f"{duration_text(best['wall_days'])}), from {level}."
+    )
+    if best["time_band_widened"]:
+        text += (
+            f" There is {evidence} on {best['name']}: its estimate rests on the spec sheet and "
+            f"constants fitted on other parts, so its band is widened {basis.widening:g}x."
+        )
+    return text
+
+
+def _slow_end_reason(s: Scenario, best: pd.Series, robust: pd.Series | None) -> str:
+    """The pick's time to result at the slow end of its band (p90) against the deadline, and,
+    where it then misses, the best-ranked option that would not."""
+    slow, ttr = best["wall_days_p90"], best["time_to_result_days_p90"]
     margin = s.deadline_days - ttr
     verdict = (
         f"still inside the {s.deadline_days:g}-day deadline by {days_text(margin)}"
@@ -346,19 +428,18 @@ def _slow_end_reason(
     if margin >= 0:
         alternative = ""
     elif robust is None:
-        alternative = " No feasible option would still make it."
+        alternative = " No feasible option would still make it at its own p90."
     else:
         alternative = (
-            " The best-ranked option that would: "
+            " The best-ranked option that would at its own p90: "
             f"{option_phrase(robust['acquisition'], robust['n_gpus'], robust['name'])}, "
-            f"{robust['wall_days']:,.1f} days, ${robust['cost_per_run_usd']:,.0f} per run "
+            f"{robust['wall_days']:,.1f} days (p90 {robust['wall_days_p90']:,.1f}), "
+            f"${robust['cost_per_run_usd']:,.0f} per run "
             f"({delta_text(robust['cost_per_run_usd'], best['cost_per_run_usd'])})."
         )
     return (
-        "If the run overshoots its prediction as much as the slowest tenth of published "
-        f"pre-training runs did ({time_range['high']:.2f}x, the "
-        f"{RANGE_QUANTILES[1] * 100:.0f}th percentile of {time_range['n']} held-out runs): "
-        f"{days_text(slow)}, {days_text(ttr)} to a finished run, {verdict}." + alternative
+        "At the slow end of its band (the 90th percentile): "
+        f"{days_text(slow)} per run, {days_text(ttr)} to a finished run, {verdict}." + alternative
     )
 
 

@@ -27,7 +27,15 @@ from .scenario import ACQUISITIONS, Scenario
 NODE_COUNTS = tuple(sorted({2**k for k in range(12)} | {3 * 2**k for k in range(10)}))
 
 #: Columns of :func:`workbook.model.estimate_frame` that :attr:`Scenario.time_factor` multiplies.
-TIME_COLUMNS = ("wall_hours", "wall_days", "gpu_hours")
+TIME_COLUMNS = (
+    "wall_hours",
+    "wall_days",
+    "wall_days_p10",
+    "wall_days_p90",
+    "gpu_hours",
+    "gpu_hours_p10",
+    "gpu_hours_p90",
+)
 
 #: Columns of :func:`workbook.model.estimate_frame` that :attr:`Scenario.time_factor` divides.
 RATE_COLUMNS = (
@@ -203,6 +211,7 @@ def _configurations(s: Scenario, acc: pd.DataFrame) -> pd.DataFrame:
     cfg["precision"] = s.precision
     cfg["method"] = s.method
     cfg["fabric"] = s.fabric
+    cfg["software_stack"] = s.software_stack
     # Rented or properly cooled owned racks: parts run at their designed cooling. An owned
     # liquid-only part in air racks is rejected (cooling constraint), not silently throttled.
     cfg["cooling"] = None

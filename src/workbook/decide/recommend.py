@@ -24,11 +24,13 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from ..calibrate import holdout_time_range, time_model_trust
+from ..calibrate import band_basis_counts, time_model_trust
 from ..catalog import Catalog, load_catalog
+from ..model import assumption_values
 from . import sensitivity as sensitivity_analysis
 from .evaluate import TieRule, best_index, breakeven_for, evaluate, option_row, rank_columns
 from .explain import (
+    BandBasis,
     estimate_caveat,
     impossibility,
     infeasible_summary,
@@ -42,6 +44,9 @@ from .explain import (
 )
 from .options import Option, build_options, sweep
 from .scenario import Scenario
+
+#: The options' columns the pick is made from (:func:`workbook.decide.best_index`).
+PICK_COLUMNS = ("feasible", "cost_per_run_usd", "time_to_result_days", "p_deadline", "p_budget")
 
 
 @dataclass
@@ -231,7 +236,8 @@ def evaluated_options(s: Scenario, cat: Catalog) -> pd.DataFrame:
     """The options table: the estimated sweep, expanded to acquisition modes with the static
     constraints, evaluated at base values (its ``wall_days`` and ``lead_time_days`` replace the
     sweep's), with the moving constraints in words (:mod:`workbook.decide.columns`)."""
-    est = sweep(s, cat)
+    # The band days are recomputed by the evaluation (spot overhead in): not copied per mode.
+    est = sweep(s, cat).drop(columns=["wall_days_p10", "wall_days_p90"])
     o = build_options(s, est, cat)
     ev = evaluate(s, o)
     o = pd.concat([o.drop(columns=[c for c in ev.columns if c in o.columns]), ev], axis=1)
@@ -249,7 +255,7 @@ def rank(s: Scenario, o: pd.DataFrame, rule: TieRule) -> Ranking:
     ranked = feas_pos[order]
     if not len(ranked):
         return Ranking(keys=keys, narrow=narrow, ranked_pos=ranked)
-    ev = {c: o[c].to_numpy() for c in ("feasible", "cost_per_run_usd", "time_to_result_days")}
+    ev = {c: o[c].to_numpy() for c in PICK_COLUMNS}
     pick = int(best_index(s, o, ev, rule)[0])
     first = int(ranked[0])
     ranked = np.concatenate([[pick], ranked[ranked != pick]])
@@ -273,12 +279,18 @@ def explain_pick(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog) -
         top.sentence += estimate_caveat(best, sourced_pick(s, o, ranking.rule))
     buy_row = option_row(o, best["accelerator"], best["n_gpus"], "buy-new")
     buy_failed = buy_row["failed"] if buy_row is not None else ""
-    # A time factor set by the reader replaces the published runs' range as the planning margin.
-    time_range = holdout_time_range(cat) if s.time_factor == 1.0 else None
-    robust = robust_option(s, o, ranked_pos, time_range)
+    robust = robust_option(s, o, ranked_pos)
     first = None if ranking.objective_best is None else o.iloc[ranking.objective_best]
     reasons = why_top(
-        s, best, len(ranked_pos), breakeven, buy_failed, time_range, robust, first, ranking.rule
+        s,
+        best,
+        len(ranked_pos),
+        breakeven,
+        buy_failed,
+        band_basis(cat),
+        robust,
+        first,
+        ranking.rule,
     )
     return Explanation(
         top=top,
@@ -289,10 +301,16 @@ def explain_pick(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog) -
     )
 
 
+def band_basis(cat: Catalog) -> BandBasis:
+    """Where the time bands of ``cat`` come from, for the reasons."""
+    runs, benchmarks = band_basis_counts(cat)
+    return BandBasis(runs, benchmarks, assumption_values(cat)["time_band_widening_no_evidence"])
+
+
 def sourced_pick(s: Scenario, o: pd.DataFrame, rule: TieRule) -> pd.Series | None:
     """The option the same rule picks among the feasible ones with a sourced price (what the
     scenario would pick with ``sourced_prices_only``), or None."""
-    ev = {c: o[c].to_numpy() for c in ("cost_per_run_usd", "time_to_result_days")}
+    ev = {c: o[c].to_numpy() for c in PICK_COLUMNS}
     ev["feasible"] = o["feasible"].to_numpy(bool) & o["price_sourced"].to_numpy(bool)
     pos = int(best_index(s, o, ev, rule)[0])
     return None if pos < 0 else o.iloc[pos]

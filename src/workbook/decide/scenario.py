@@ -86,6 +86,11 @@ _NUMBER_FIELDS = (
 
 #: Allowed :attr:`Scenario.time_factor` (a pilot run's measured / predicted time) [x].
 TIME_FACTOR_RANGE = (0.25, 10.0)
+#: Allowed :attr:`Scenario.confidence` [probability]: below an even chance a plan is a gamble, and
+#: at 0.99 and above the band's tails (fitted on a few dozen runs) say nothing.
+CONFIDENCE_RANGE = (0.5, 0.99)
+#: The software stack levels a scenario can plan at (:mod:`workbook.model.uncertainty`).
+SCENARIO_STACKS = ("typical", "tuned")
 #: The largest cluster the sweep considers [GPUs]: 2,048 eight-GPU nodes, the size of the largest
 #: published run in data/published_runs.csv (Llama 3.1 405B on 16,384 H100 at its largest stage).
 MAX_GPUS = 16384
@@ -187,6 +192,23 @@ class Scenario(BaseModel):
             "engine's), or to the slow end of the published runs (python -m workbook validate: "
             "range_high). It scales every option's days and GPU-hours (so rent and energy) and "
             "divides its MFU; the engine's step-time breakdown stays as predicted."
+        ),
+    )
+    software_stack: Literal[SCENARIO_STACKS] = Field(
+        "typical",
+        description=(
+            "The level run times are planned at: 'typical' (what published whole runs realized; "
+            "the default) or 'tuned' (a vendor's reference recipe, calibrated on the published "
+            "throughput benchmarks). The time factor applies on top."
+        ),
+    )
+    confidence: float = Field(
+        0.8,
+        ge=CONFIDENCE_RANGE[0],
+        le=CONFIDENCE_RANGE[1],
+        description=(
+            "An option meets the deadline (lead time included) and the budget when it does so "
+            "with at least this probability, from the band of its run time [probability]."
         ),
     )
     lead_time_tolerance_weeks: Optional[float] = Field(

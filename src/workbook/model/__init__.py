@@ -33,8 +33,26 @@ from .memory import (
 from .power import cluster_power, node_power_kw
 from .serving import inference_frame
 from .step_time import STEP_COLUMNS
+from .uncertainty import (
+    BAND_QUANTILES,
+    SOFTWARE_STACKS,
+    Z90,
+    benchmark_rows,
+    normal_cdf,
+    probability_within,
+    quantile_multiplier,
+    used_full_runs,
+)
 
 __all__ = [
+    "BAND_QUANTILES",
+    "SOFTWARE_STACKS",
+    "Z90",
+    "benchmark_rows",
+    "normal_cdf",
+    "probability_within",
+    "quantile_multiplier",
+    "used_full_runs",
     "ATTENTION_CONVENTIONS",
     "CHINCHILLA_TOKENS_PER_PARAM",
     "ClaimCheck",

@@ -16,11 +16,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..catalog import Catalog, kv_value_problem
+from ..catalog import Catalog, kv_value_problem, resolve_catalog
 from ..checks import check_choice, check_number
 from ..text import shown
 from . import flops as compute
 from .memory import STATE_BYTES
+from .uncertainty import SOFTWARE_STACKS
 
 PRECISIONS = ("bf16", "fp8", "fp4")
 METHODS = ("full", "lora", "qlora")
@@ -45,6 +46,7 @@ CONFIG_DEFAULTS: dict[str, Any] = {
     "input_pipeline": "compiled",
     "global_batch_tokens": np.nan,
     "optimizer": "adam-mixed",
+    "software_stack": "typical",
 }
 
 
@@ -74,8 +76,8 @@ def per_accelerator(
 ) -> np.ndarray:
     """An assumption per row's accelerator (the global ``default`` where there is no specific
     row)."""
-    values = {a: catalog.param("assumptions", parameter, a) for a in set(ids)}
-    return np.array([values.get(a, default) for a in ids], dtype=float)
+    values = {a: catalog.param("assumptions", parameter, a) for a in pd.unique(ids)}
+    return pd.Series(ids, dtype=object).map(values).to_numpy(float)
 
 
 def _column(df: pd.DataFrame, name: str) -> pd.Series:
@@ -99,6 +101,7 @@ _CHOICES = {
     "attention": compute.ATTENTION_CONVENTIONS,
     "input_pipeline": INPUT_PIPELINES,
     "optimizer": STATE_BYTES,
+    "software_stack": SOFTWARE_STACKS,
 }
 
 
@@ -119,6 +122,7 @@ class Configs:
     attention: np.ndarray  #: attention-FLOP convention (flops.ATTENTION_CONVENTIONS)
     input_pipeline: np.ndarray  #: compiled or python
     optimizer: np.ndarray  #: model-state scheme (memory.STATE_BYTES)
+    software_stack: np.ndarray  #: the level times are planned at (uncertainty.SOFTWARE_STACKS)
     accelerator: np.ndarray  #: catalog accelerator_id
     fabric: np.ndarray  #: catalog fabric_id (DEFAULT_FABRIC where none was given)
     cooling: np.ndarray  #: air, liquid or None (what the part was designed for)
@@ -221,7 +225,7 @@ def read_configs(configs: pd.DataFrame) -> Configs:
 def _rows(table: pd.DataFrame, key: str, ids: np.ndarray, what: str) -> pd.DataFrame:
     """The rows of ``table`` for ``ids`` (in order); an unknown id lists the valid ones."""
     indexed = table.set_index(key)
-    unknown = sorted({str(x) for x in ids if x not in indexed.index})
+    unknown = sorted({str(x) for x in pd.unique(ids) if x not in indexed.index})
     if unknown:
         raise ValueError(f"{what}={unknown[0]!r} is unknown; allowed: {', '.join(indexed.index)}")
     return indexed.loc[ids]
@@ -252,3 +256,40 @@ def look_up_machines(cat: Catalog, cfg: Configs) -> Machines:
         peak_tflops=np.where(supported, peak, peak_bf16),
         supported=supported,
     )
+
+
+#: Arguments of :func:`estimate_training` that may be None (NaN in the configuration frame).
+_OPTIONAL_NUMBERS = ("n_active_params", "n_layers", "d_model", "global_batch_tokens")
+
+
+def check_training_args(catalog: Catalog | None, given: dict[str, Any]) -> Catalog:
+    """The checks of :func:`estimate_training`'s arguments, in order; returns the catalog, which
+    knows the accelerator and the fabric."""
+    accelerator, fabric, cooling = given["accelerator"], given["fabric"], given["cooling"]
+    if not isinstance(accelerator, str):
+        raise ValueError(
+            f"accelerator={accelerator!r} is not an accelerator id (a string); "
+            "allowed: see workbook.accelerators()"
+        )
+    if fabric is not None and not isinstance(fabric, str):
+        raise ValueError(f"fabric={fabric!r} is not a fabric id (a string)")
+    for name in ("n_params", "n_tokens"):
+        check_number(name, given[name], positive=True)
+    check_number("n_gpus", given["n_gpus"], positive=True, integer=True)
+    check_number("seq_len", given["seq_len"], minimum=1, integer=True)
+    for name in _OPTIONAL_NUMBERS:
+        if given[name] is not None:
+            check_number(name, given[name], positive=True)
+    for name, allowed in (
+        ("precision", PRECISIONS),
+        ("method", METHODS),
+        ("software_stack", SOFTWARE_STACKS),
+    ):
+        check_choice(name, given[name], allowed)
+    if cooling is not None:
+        check_choice("cooling", cooling, COOLING)
+    cat = resolve_catalog(catalog)
+    cat.accelerator(accelerator)  # unknown id -> error listing valid ids
+    if fabric is not None:
+        cat.fabric(fabric)
+    return cat

@@ -19,16 +19,16 @@ import numpy as np
 import pandas as pd
 
 from ..catalog import Catalog, resolve_catalog
-from ..checks import check_choice, check_number
+from ..checks import check_number
 from ..units import HOURS_PER_DAY, SECONDS_PER_HOUR, TERA
 from . import flops as compute
 from .configs import (
-    COOLING,
-    METHODS,
+    _OPTIONAL_NUMBERS,
     PRECISIONS,
     Configs,
     Machines,
     assumption_values,
+    check_training_args,
     look_up_machines,
     per_accelerator,
     read_configs,
@@ -36,6 +36,7 @@ from .configs import (
 from .goodput import goodput
 from .memory import state_bytes_per_param
 from .step_time import Efficiencies, Hardware, Layout, Workload, best_layout
+from .uncertainty import TimeBand, quantile_multiplier, time_band
 
 #: Models from this size on [params] train with ``large_model_global_batch_tokens`` instead of
 #: ``global_batch_tokens`` (assumptions.csv) when no batch is given.
@@ -118,7 +119,9 @@ def _derates(cfg: Configs, m: Machines, a: dict[str, float]) -> Derates:
     throttled = (designed == "liquid") & (m.cooling == "air")
     is_moe = cfg.n_active_params < cfg.n_params * MOE_ACTIVE_SHARE_BELOW
     return Derates(
-        software_maturity=np.array([a[f"software_maturity_{s}"] for s in stack], float),
+        software_maturity=pd.Series(stack, dtype=object)
+        .map({s: a[f"software_maturity_{s}"] for s in pd.unique(stack)})
+        .to_numpy(float),
         thermal_factor=np.where(throttled, a["air_throttle_fraction"], 1.0),
         input_pipeline_factor=np.where(
             cfg.input_pipeline == "python", a["input_pipeline_python_factor"], 1.0
@@ -213,6 +216,7 @@ def _inputs_frame(cfg: Configs, m: Machines, shape: Shape) -> dict[str, Any]:
         "cooling": m.cooling,
         "attention": cfg.attention,
         "input_pipeline": cfg.input_pipeline,
+        "stack_level": cfg.software_stack,
         "n_layers": shape.n_layers,
         "d_model": shape.d_model,
         "global_batch_tokens": shape.global_batch_tokens,
@@ -222,11 +226,25 @@ def _inputs_frame(cfg: Configs, m: Machines, shape: Shape) -> dict[str, Any]:
     }
 
 
-def _frame(cfg, m, shape, derates, layout, step, gp) -> pd.DataFrame:
-    """Step 7: the result frame (times NaN where the precision is unsupported)."""
-    tokens_per_s = shape.global_batch_tokens / step["step_s"]
+def _band_columns(band: TimeBand, wall_hours: np.ndarray, n_gpus: np.ndarray) -> dict:
+    """The p10 and p90 of GPU-hours and days [GPU-h, days] and the band's log spreads."""
+    lo = quantile_multiplier(0.1, band.sigma_below, band.sigma_above)
+    hi = quantile_multiplier(0.9, band.sigma_below, band.sigma_above)
+    return {
+        "wall_days_p10": wall_hours * lo / HOURS_PER_DAY,
+        "wall_days_p90": wall_hours * hi / HOURS_PER_DAY,
+        "gpu_hours_p10": wall_hours * lo * n_gpus,
+        "gpu_hours_p90": wall_hours * hi * n_gpus,
+    }
+
+
+def _frame(cfg, m, shape, derates, layout, step, gp, band: TimeBand) -> pd.DataFrame:
+    """Step 7: the result frame at the software stack's level, with its band (times NaN where the
+    precision is unsupported)."""
+    tokens_per_s = shape.global_batch_tokens / step["step_s"] * band.speedup
     wall_hours = cfg.n_tokens / tokens_per_s / SECONDS_PER_HOUR / gp
     gpu_seconds = cfg.n_gpus * wall_hours * SECONDS_PER_HOUR
+    q = _band_columns(band, wall_hours, cfg.n_gpus)
 
     def nan_if(x):
         return np.where(m.supported, x, np.nan)
@@ -236,7 +254,11 @@ def _frame(cfg, m, shape, derates, layout, step, gp) -> pd.DataFrame:
             **_inputs_frame(cfg, m, shape),
             "wall_hours": nan_if(wall_hours),
             "wall_days": nan_if(wall_hours / HOURS_PER_DAY),
+            "wall_days_p10": nan_if(q["wall_days_p10"]),
+            "wall_days_p90": nan_if(q["wall_days_p90"]),
             "gpu_hours": nan_if(wall_hours * cfg.n_gpus),
+            "gpu_hours_p10": nan_if(q["gpu_hours_p10"]),
+            "gpu_hours_p90": nan_if(q["gpu_hours_p90"]),
             "tokens_per_s": nan_if(tokens_per_s * gp),
             "tokens_per_s_per_gpu": nan_if(tokens_per_s * gp / cfg.n_gpus),
             "steady_tokens_per_s_per_gpu": nan_if(tokens_per_s / cfg.n_gpus),
@@ -258,6 +280,10 @@ def _frame(cfg, m, shape, derates, layout, step, gp) -> pd.DataFrame:
             "moe_factor": derates.moe_factor,
             "qlora_factor": derates.qlora_factor,
             "throttled": derates.throttled,
+            "stack_speedup": band.speedup,
+            "time_sigma_below": band.sigma_below,
+            "time_sigma_above": band.sigma_above,
+            "time_band_widened": band.widened,
         }
     )
     for k, v in step.items():
@@ -278,7 +304,11 @@ def estimate_frame(
     ``mfu``, ``tokens_per_s`` (whole run, goodput included), ``steady_tokens_per_s_per_gpu``
     (between failures: global batch / step time / GPUs, what a benchmark or a short pilot
     measures), ``memory_per_gpu_gb``, ``fits_in_memory``, the layout (``tp``, ``pp``, ``dp``,
-    ``zero_stage``, ``recompute``), the step components and the derating factors.
+    ``zero_stage``, ``recompute``), the step components and the derating factors; the software
+    stack's level (``stack_level``, config column ``software_stack``: typical, tuned or engine,
+    :mod:`workbook.model.uncertainty`; ``gpu_hours`` and ``wall_days`` are its median) with
+    ``gpu_hours_p10`` / ``_p90``, ``wall_days_p10`` / ``_p90``, the band's log spreads
+    ``time_sigma_below`` / ``_above`` and ``time_band_widened`` (no evidence on the part).
     A configuration whose precision the accelerator lacks gets ``supported = False`` and NaN times.
 
     The steps: read and check the configurations, look up their accelerators and fabrics, shape
@@ -292,15 +322,23 @@ def estimate_frame(
     derates = _derates(cfg, machines, a)
     layout, step = _layout(cat, cfg, machines, shape, derates, a)
     gp = _run_goodput(cfg, a)
-    return _frame(cfg, machines, shape, derates, layout, step, gp)
+    band = time_band(cat, cfg.software_stack, cfg.accelerator, cfg.precision, a)
+    return _frame(cfg, machines, shape, derates, layout, step, gp, band)
 
 
 @dataclass
 class TrainingEstimate:
-    """The result of :func:`estimate_training`; ``breakdown`` names every factor."""
+    """The result of :func:`estimate_training`; ``breakdown`` names every factor.
+
+    ``gpu_hours`` and ``wall_days`` are the median at the software stack's level; ``_p10`` and
+    ``_p90`` the band around them (:mod:`workbook.model.uncertainty`) [GPU-h, days]."""
 
     gpu_hours: float
     wall_days: float
+    gpu_hours_p10: float
+    gpu_hours_p90: float
+    wall_days_p10: float
+    wall_days_p90: float
     mfu: float
     flops_total: float
     memory_per_gpu_gb: float
@@ -313,44 +351,12 @@ class TrainingEstimate:
         b = self.breakdown
         return (
             f"{b['n_gpus']} x {b['accelerator']} ({b['precision']}): "
-            f"{self.wall_days:,.1f} days, {self.gpu_hours:,.0f} GPU-hours, MFU {self.mfu:.0%}, "
+            f"{self.wall_days:,.1f} days (p10-p90 {self.wall_days_p10:,.1f}-"
+            f"{self.wall_days_p90:,.1f}), {self.gpu_hours:,.0f} GPU-hours, MFU {self.mfu:.0%}, "
             f"{self.memory_per_gpu_gb:,.1f} GB/GPU "
             f"({'fits' if self.fits_in_memory else 'does NOT fit'} "
             f"in {b['memory_gb_available']:g} GB)"
         )
-
-
-#: Arguments of :func:`estimate_training` that may be None (NaN in the configuration frame).
-_OPTIONAL_NUMBERS = ("n_active_params", "n_layers", "d_model", "global_batch_tokens")
-
-
-def _check_training_args(catalog: Catalog | None, given: dict[str, Any]) -> Catalog:
-    """The checks of :func:`estimate_training`'s arguments, in order; returns the catalog, which
-    knows the accelerator and the fabric."""
-    accelerator, fabric, cooling = given["accelerator"], given["fabric"], given["cooling"]
-    if not isinstance(accelerator, str):
-        raise ValueError(
-            f"accelerator={accelerator!r} is not an accelerator id (a string); "
-            "allowed: see workbook.accelerators()"
-        )
-    if fabric is not None and not isinstance(fabric, str):
-        raise ValueError(f"fabric={fabric!r} is not a fabric id (a string)")
-    for name in ("n_params", "n_tokens"):
-        check_number(name, given[name], positive=True)
-    check_number("n_gpus", given["n_gpus"], positive=True, integer=True)
-    check_number("seq_len", given["seq_len"], minimum=1, integer=True)
-    for name in _OPTIONAL_NUMBERS:
-        if given[name] is not None:
-            check_number(name, given[name], positive=True)
-    for name, allowed in (("precision", PRECISIONS), ("method", METHODS)):
-        check_choice(name, given[name], allowed)
-    if cooling is not None:
-        check_choice("cooling", cooling, COOLING)
-    cat = resolve_catalog(catalog)
-    cat.accelerator(accelerator)  # unknown id -> error listing valid ids
-    if fabric is not None:
-        cat.fabric(fabric)
-    return cat
 
 
 def _training_estimate(r: pd.Series, cat: Catalog) -> TrainingEstimate:
@@ -365,6 +371,10 @@ def _training_estimate(r: pd.Series, cat: Catalog) -> TrainingEstimate:
     return TrainingEstimate(
         gpu_hours=float(r["gpu_hours"]),
         wall_days=float(r["wall_days"]),
+        gpu_hours_p10=float(r["gpu_hours_p10"]),
+        gpu_hours_p90=float(r["gpu_hours_p90"]),
+        wall_days_p10=float(r["wall_days_p10"]),
+        wall_days_p90=float(r["wall_days_p90"]),
         mfu=float(r["mfu"]),
         flops_total=float(r["flops_total"]),
         memory_per_gpu_gb=float(r["memory_per_gpu_gb"]),
@@ -393,6 +403,7 @@ def estimate_training(
     input_pipeline="compiled",
     global_batch_tokens=None,
     optimizer="adam-mixed",
+    software_stack="typical",
     catalog: Catalog | None = None,
     assumptions: dict[str, float] | None = None,
 ) -> TrainingEstimate:
@@ -426,6 +437,12 @@ def estimate_training(
     global_batch_tokens : float, optional
         Tokens per optimizer step (default 4M, 16M for >= 100B params).
     optimizer : {"adam-mixed", "adam-mixed-fp32-grads", "adam-fp8"}
+    software_stack : {"typical", "tuned", "engine"}
+        The level the time is planned at (:mod:`workbook.model.uncertainty`): ``"typical"``
+        (default) what published whole runs realized; ``"tuned"`` a vendor's reference recipe
+        (steady-state throughput calibrated on the published benchmarks); ``"engine"`` the
+        step-time model as fitted. ``gpu_hours`` / ``wall_days`` are the level's median, with
+        ``_p10`` / ``_p90`` around them.
     catalog, assumptions
         Data with overrides; assumption overrides by name (``{"gemm_efficiency": 0.6}``).
     """
@@ -446,8 +463,9 @@ def estimate_training(
         "input_pipeline": input_pipeline,
         "optimizer": optimizer,
         "global_batch_tokens": global_batch_tokens,
+        "software_stack": software_stack,
     }
-    cat = _check_training_args(catalog, given)
+    cat = check_training_args(catalog, given)
     row = {k: np.nan if v is None and k in _OPTIONAL_NUMBERS else v for k, v in given.items()}
     frame = estimate_frame(pd.DataFrame([row]), catalog=cat, assumptions=assumptions)
     return _training_estimate(frame.iloc[0], cat)

@@ -26,6 +26,7 @@ from ...decide import (
     FRAMEWORKS,
     OBJECTIVES,
     REGIONS,
+    SCENARIO_STACKS,
     WORKLOADS,
     Scenario,
     ScenarioError,
@@ -53,6 +54,7 @@ FIELDS: dict[str, list[tuple[str, str, str, Any]]] = {
     "budget": [
         ("budget_usd", "Budget, first year (USD)", "float", 1),
         ("deadline_days", "Deadline (days, incl. lead time)", "float", 1),
+        ("confidence", "Confidence (deadline, budget)", "float", 1),
         ("runs_per_year", "Runs per year", "float", 1),
         ("objective", "Objective", "choice", OBJECTIVES),
         ("acquisition_modes", "Ways to get GPUs", "multi", ACQUISITIONS),
@@ -72,6 +74,7 @@ FIELDS: dict[str, list[tuple[str, str, str, Any]]] = {
         ("platform_engineers", "Platform engineers", "int", 1),
         ("rocm_experience", "Team has shipped on ROCm", "bool", None),
         ("framework", "Training framework", "toggle", FRAMEWORKS),
+        ("software_stack", "Software stack", "choice", SCENARIO_STACKS),
         ("time_factor", "Your stack's time vs the engine (x)", "float", 1),
     ],
 }

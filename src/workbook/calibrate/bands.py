@@ -1,0 +1,266 @@
+"""The two levels of the time model measured on their own evidence, and the bands around them
+(data/assumptions.csv ``realized_time_ratio_*``, ``tuned_stack_speedup_*``,
+``tuned_time_ratio_*``; :mod:`workbook.model.uncertainty` uses them).
+
+- :func:`realized_band`: where the held-out whole runs landed against the engine's prediction
+  (split-conformal quantiles of published / predicted GPU-hours: the held-out runs fitted no
+  constant, so they are the conformal calibration set);
+- :func:`tuned_band`: the benchmarks' steady-state throughput against the engine's (the tuned
+  stack's speedup per precision, and the split-conformal quantiles of its leave-one-out residuals);
+- :func:`band_constants`: both, as the rows of data/assumptions.csv they are stored in;
+- :func:`band_coverage`: how often the band held for a run it had not seen (leave-one-out and
+  forward in time), and its median width.
+
+Split rule, declared before any error was looked at: the realized band is measured on the rows with
+``split`` holdout only; a run is inside its band when its published / predicted ratio lies between
+the conformal quantiles of the *other* held-out runs (leave-one-out) or of the held-out runs entered
+in earlier batches (forward); MLPerf rows are not used (no token counts; v5.1 is held out).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..catalog import Catalog, resolve_catalog
+from ..model import benchmark_rows
+from .benchmarks import benchmark_throughput
+from .cache import PerCatalog
+from .metrics import _ratios, metrics
+from .runs import (
+    baseline_hours,
+    entry_batch,
+    error_group,
+    fit_baseline_mfu,
+    full_runs,
+    is_moe,
+    predict_hours,
+)
+
+#: The band's nominal quantiles (p10, p90) [probability].
+BAND_LOW, BAND_HIGH = 0.1, 0.9
+#: Precisions the tuned stack has its own speedup for; others (fp4) take the last one's.
+TUNED_PRECISIONS = ("bf16", "fp8")
+
+
+def conformal_quantiles(ratios) -> tuple[float, float]:
+    """The split-conformal (p10, p90) of ``ratios``: the ``floor((n + 1) 0.1)``-th and the
+    ``ceil((n + 1) 0.9)``-th smallest of ``n`` (clipped to the sample), which cover a new draw from
+    the same distribution at least 80 % of the time (Vovk et al. 2005; Lei et al. 2018,
+    arXiv 1604.04173)."""
+    r = np.sort(np.asarray(ratios, float))
+    n = r.size
+    lo = min(max(math.floor((n + 1) * BAND_LOW), 1), n)
+    hi = min(max(math.ceil((n + 1) * BAND_HIGH), 1), n)
+    return float(r[lo - 1]), float(r[hi - 1])
+
+
+def _holdout_ratios(cat: Catalog) -> tuple[pd.DataFrame, np.ndarray]:
+    rows = full_runs(cat)
+    hold = rows[rows["split"] == "holdout"].reset_index(drop=True)
+    return hold, _ratios(hold["gpu_hours"], predict_hours(hold, cat))
+
+
+def realized_band(catalog: Catalog | None = None) -> dict:
+    """Published / predicted GPU-hours of the held-out runs (engine level): ``p10`` and ``p90``
+    (split-conformal), ``p50`` (median), ``n``."""
+    _, r = _holdout_ratios(resolve_catalog(catalog))
+    lo, hi = conformal_quantiles(r)
+    return {"p10": lo, "p50": float(np.median(r)), "p90": hi, "n": int(r.size)}
+
+
+def _speedups(bench: pd.DataFrame) -> dict[str, float]:
+    """Median published / predicted throughput per :data:`TUNED_PRECISIONS` (all rows where a
+    precision has none)."""
+    ratio = bench["published_tok_s_gpu"] / bench["predicted_tok_s_gpu"]
+    out = {}
+    for p in TUNED_PRECISIONS:
+        mine = ratio[bench["precision"] == p]
+        out[p] = float(np.median(mine if len(mine) else ratio))
+    return out
+
+
+def tuned_loo_ratios(catalog: Catalog | None = None) -> pd.DataFrame:
+    """Every benchmark row against the tuned stack with its precision's speedup refitted without
+    it: :func:`benchmark_throughput` (engine level) plus ``loo_speedup``, ``loo_tok_s_gpu`` and
+    ``time_ratio`` (published / predicted time = predicted / published throughput)."""
+    bench = benchmark_throughput(catalog).reset_index(drop=True)
+    loo = np.array(
+        [
+            _speedups(bench.drop(index=i))[_precision_key(p)]
+            for i, p in enumerate(bench["precision"])
+        ]
+    )
+    pred = bench["predicted_tok_s_gpu"].to_numpy(float) * loo
+    return bench.assign(
+        loo_speedup=loo,
+        loo_tok_s_gpu=pred,
+        time_ratio=pred / bench["published_tok_s_gpu"].to_numpy(float),
+    )
+
+
+def _precision_key(precision: str) -> str:
+    return precision if precision in TUNED_PRECISIONS else TUNED_PRECISIONS[-1]
+
+
+def tuned_band(catalog: Catalog | None = None) -> dict:
+    """The tuned stack: ``speedup_<precision>`` (median published / engine-predicted steady
+    throughput of the benchmarks at that precision), and ``p10`` / ``p90`` (split-conformal) of
+    the leave-one-out time ratios (:func:`tuned_loo_ratios`) over ``n`` rows."""
+    cat = resolve_catalog(catalog)
+    speed = _speedups(benchmark_throughput(cat))
+    lo, hi = conformal_quantiles(tuned_loo_ratios(cat)["time_ratio"])
+    return {**{f"speedup_{p}": v for p, v in speed.items()}, "p10": lo, "p90": hi}
+
+
+def band_constants(catalog: Catalog | None = None) -> dict[str, float]:
+    """The data/assumptions.csv rows of both bands, measured live (rounded to 4 decimals)."""
+    cat = resolve_catalog(catalog)
+    real, tuned = realized_band(cat), tuned_band(cat)
+    values = {
+        "realized_time_ratio_p10": real["p10"],
+        "realized_time_ratio_p50": real["p50"],
+        "realized_time_ratio_p90": real["p90"],
+        "tuned_time_ratio_p10": tuned["p10"],
+        "tuned_time_ratio_p90": tuned["p90"],
+        **{f"tuned_stack_speedup_{p}": tuned[f"speedup_{p}"] for p in TUNED_PRECISIONS},
+    }
+    return {k: round(float(v), 4) for k, v in values.items()}
+
+
+def band_coverage(catalog: Catalog | None = None) -> dict:
+    """How often the realized band held for a held-out run it had not seen, and its width:
+    ``loo_coverage`` (each run against the conformal band of the other held-out runs),
+    ``forward_runs`` / ``forward_inside`` / ``forward_coverage`` (each later entry batch against
+    the band of the held-out runs entered before it), ``loo_width_median`` (median p90 / p10 of
+    the leave-one-out bands) and ``width`` (p90 / p10 of the band of all held-out runs)."""
+    cat = resolve_catalog(catalog)
+    hold, r = _holdout_ratios(cat)
+    inside, widths = [], []
+    for i in range(r.size):
+        lo, hi = conformal_quantiles(np.delete(r, i))
+        inside.append(lo <= r[i] <= hi)
+        widths.append(hi / lo)
+    batch = entry_batch(hold)
+    fw_runs = fw_in = 0
+    for k in sorted(set(batch[batch >= 1])):
+        before, now = batch < k, batch == k
+        if before.sum() < 2:
+            continue
+        lo, hi = conformal_quantiles(r[before])
+        fw_runs += int(now.sum())
+        fw_in += int(((r[now] >= lo) & (r[now] <= hi)).sum())
+    lo, hi = conformal_quantiles(r)
+    return {
+        "n": int(r.size),
+        "loo_coverage": float(np.mean(inside)),
+        "loo_width_median": float(np.median(widths)),
+        "forward_runs": fw_runs,
+        "forward_inside": fw_in,
+        "forward_coverage": fw_in / fw_runs if fw_runs else math.nan,
+        "width": hi / lo,
+    }
+
+
+#: :func:`band_coverage` per catalog object (the trust paragraph asks on every recommendation).
+band_coverage_cached = PerCatalog(band_coverage)
+
+
+def band_basis_counts(catalog: Catalog | None = None) -> tuple[int, int]:
+    """How many held-out full runs and benchmark rows the two bands were measured on [count]."""
+    cat = resolve_catalog(catalog)
+    runs = full_runs(cat)
+    bench = cat.tables["published_runs"]
+    return int((runs["split"] == "holdout").sum()), int(benchmark_rows(bench).sum())
+
+
+@dataclass
+class Levels:
+    """Both levels on their own evidence, as ``python -m workbook validate`` prints them.
+
+    Metrics dicts are :func:`.metrics.metrics` (``mdape``, ``within_25pct``, ``max_ratio_off``,
+    ``n``)."""
+
+    #: The tuned stack on the benchmarks, its speedup fitted on all of them (in sample).
+    tuned: dict
+    #: The same, each row predicted with its precision's speedup refitted without it.
+    tuned_loo: dict
+    #: Median signed error (predicted / published - 1) per vendor: ``runs``, ``median_error``
+    #: (in sample) and ``loo_median_error``.
+    tuned_bias: pd.DataFrame
+    #: The typical level's median (engine x the held-out median refitted without the row) on the
+    #: dense prospective (blind) runs, and the constant-MFU baseline on the same runs.
+    realized_blind: dict | None
+    realized_blind_baseline: dict | None
+    #: Published / tuned-predicted GPU-hours of the used full runs per group (accelerator, or MoE):
+    #: ``runs``, ``p10``, ``median``, ``p90`` (data/published_runs.csv has no software column).
+    realized_by_group: pd.DataFrame
+    #: :func:`band_coverage`.
+    coverage: dict
+
+
+def _vendor_bias(cat: Catalog, tuned: pd.DataFrame, loo: pd.DataFrame) -> pd.DataFrame:
+    vendor = cat.tables["accelerators"].set_index("accelerator_id")["vendor"]
+    v = vendor.reindex(tuned["accelerator"]).to_numpy(object)
+    frame = pd.DataFrame(
+        {
+            "vendor": v,
+            "error": tuned["error"],
+            "loo_error": loo["loo_tok_s_gpu"] / loo["published_tok_s_gpu"] - 1,
+        }
+    )
+    return frame.groupby("vendor").agg(
+        runs=("error", "size"),
+        median_error=("error", "median"),
+        loo_median_error=("loo_error", "median"),
+    )
+
+
+def _realized_blind(cat: Catalog) -> tuple[dict | None, dict | None]:
+    """The typical median on the dense prospective runs, its p50 refitted without the row."""
+    hold, r = _holdout_ratios(cat)
+    blind = (entry_batch(hold) >= 1) & ~is_moe(hold)
+    if not blind.any():
+        return None, None
+    pub = hold["gpu_hours"].to_numpy(float)
+    engine = pub / r
+    p50 = np.array([np.median(np.delete(r, i)) for i in range(r.size)])
+    rows = full_runs(cat)
+    base_mfu = fit_baseline_mfu(rows[rows["split"] == "calibration"], cat)
+    base = baseline_hours(hold, base_mfu, cat)
+    return (
+        metrics(pub[blind], (engine * p50)[blind]),
+        metrics(pub[blind], base[blind]),
+    )
+
+
+def _realized_by_group(cat: Catalog) -> pd.DataFrame:
+    """Published / tuned-predicted GPU-hours of every used full run, per error group."""
+    rows = full_runs(cat)
+    tuned = predict_hours(rows, cat, software_stack="tuned")
+    ratio = pd.Series(rows["gpu_hours"].to_numpy(float) / tuned)
+    return ratio.groupby(error_group(rows)).agg(
+        runs="size",
+        p10=lambda x: x.quantile(BAND_LOW),
+        median="median",
+        p90=lambda x: x.quantile(BAND_HIGH),
+    )
+
+
+def level_summary(catalog: Catalog | None = None) -> Levels:
+    """Both levels measured on their own evidence (:class:`Levels`)."""
+    cat = resolve_catalog(catalog)
+    tuned, loo = benchmark_throughput(cat, "tuned"), tuned_loo_ratios(cat)
+    blind, blind_base = _realized_blind(cat)
+    return Levels(
+        tuned=metrics(tuned["published_tok_s_gpu"], tuned["predicted_tok_s_gpu"]),
+        tuned_loo=metrics(loo["published_tok_s_gpu"], loo["loo_tok_s_gpu"]),
+        tuned_bias=_vendor_bias(cat, tuned, loo),
+        realized_blind=blind,
+        realized_blind_baseline=blind_base,
+        realized_by_group=_realized_by_group(cat),
+        coverage=band_coverage(cat),
+    )

@@ -1,0 +1,144 @@
+"""How far a run's time may land from its prediction: the level of the software stack it is
+planned at and the band around it (arrays in, arrays out).
+
+Three levels (``software_stack``, :data:`SOFTWARE_STACKS`):
+
+- ``"typical"`` (the default): what published whole runs realized. Its median and its 10th and
+  90th percentiles are the engine's prediction times ``realized_time_ratio_p10`` /
+  ``_p50`` / ``_p90`` (data/assumptions.csv): the split-conformal quantiles of published /
+  predicted GPU-hours over the held-out runs of data/published_runs.csv, which fitted no constant
+  (:func:`workbook.calibrate.realized_band`).
+- ``"tuned"``: a vendor's reference recipe. The engine's steady-state throughput times
+  ``tuned_stack_speedup_<precision>`` (the median published / predicted tokens/s per GPU of the
+  throughput benchmarks at that precision, :func:`workbook.calibrate.tuned_band`), goodput still
+  applied; its band is ``tuned_time_ratio_p10`` / ``_p90``, the split-conformal quantiles of the
+  benchmarks' leave-one-out residuals.
+- ``"engine"``: the step-time model as fitted, before either level (what
+  ``python -m workbook validate`` checks its constants on); the typical band's spread around 1.
+
+Between the quantiles the time follows a two-piece log-normal through them: median ``m``, log
+spread ``sigma_below = ln(m / p10) / z90`` below it and ``sigma_above = ln(p90 / m) / z90`` above
+(``z90`` the standard normal's 90th percentile), so that any probability (a deadline met, a budget
+kept) and any quantile (the confidence a decision is made at) follow from the three numbers.
+
+A part with no evidence of its own (no published full run for ``typical``, no benchmark row for
+``tuned``) gets both spreads multiplied by ``time_band_widening_no_evidence``
+(data/assumptions.csv, with its rationale): its estimate rests on the spec sheet and on constants
+fitted on other parts.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from statistics import NormalDist
+
+import numpy as np
+import pandas as pd
+
+from ..catalog import Catalog
+
+#: The levels a time can be planned at (see the module docstring).
+SOFTWARE_STACKS = ("typical", "tuned", "engine")
+#: The standard normal's 90th percentile: p10 and p90 sit this many log spreads from the median.
+Z90 = NormalDist().inv_cdf(0.9)
+#: The quantiles every estimate reports [probability].
+BAND_QUANTILES = (0.1, 0.5, 0.9)
+#: Row types of data/published_runs.csv that carry a tokens/s-per-GPU benchmark usable by the tuned
+#: level (MLPerf rows time a run from a checkpoint to a quality target: no tokens).
+BENCHMARK_ROW_TYPES = ("throughput_benchmark",)
+
+
+def used_full_runs(runs: pd.DataFrame) -> pd.Series:
+    """Rows of data/published_runs.csv that are usable whole runs (``row_type`` full_run, ``split``
+    not excluded): the evidence of the typical level."""
+    return (runs["row_type"] == "full_run") & (runs["split"] != "excluded")
+
+
+def benchmark_rows(runs: pd.DataFrame) -> pd.Series:
+    """Rows of data/published_runs.csv with a published tokens/s per GPU from a throughput
+    benchmark: the evidence of the tuned level."""
+    return runs["row_type"].isin(BENCHMARK_ROW_TYPES) & runs["tokens_per_s_per_gpu"].notna()
+
+
+def normal_cdf(x) -> np.ndarray:
+    """The standard normal CDF, vectorised (Abramowitz & Stegun 7.1.26 for erf, |error| < 1.5e-7;
+    numpy has no erf and scipy is not a dependency)."""
+    x = np.asarray(x, float)
+    t_in = np.abs(x) / math.sqrt(2.0)
+    t = 1.0 / (1.0 + 0.3275911 * t_in)
+    poly = t * (
+        0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
+    )
+    erf = 1.0 - poly * np.exp(-t_in * t_in)
+    return 0.5 * (1.0 + np.sign(x) * erf)
+
+
+def quantile_multiplier(p: float, sigma_below, sigma_above) -> np.ndarray:
+    """The ``p`` quantile of the two-piece log-normal over its median [x]: ``exp(z_p sigma)``
+    with the spread of the side ``p`` is on."""
+    z = NormalDist().inv_cdf(p)
+    return np.exp(z * np.asarray(sigma_above if p >= 0.5 else sigma_below, float))
+
+
+def probability_within(ratio, sigma_below, sigma_above) -> np.ndarray:
+    """P(time <= ``ratio`` x its median) under the two-piece log-normal [probability]; 0 where
+    ``ratio`` <= 0 or is NaN."""
+    r = np.asarray(ratio, float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x = np.log(np.where(r > 0, r, np.nan))
+        sigma = np.where(x >= 0, sigma_above, sigma_below)
+        p = normal_cdf(x / sigma)
+    return np.where(np.isfinite(x), p, np.where(r == np.inf, 1.0, 0.0))
+
+
+@dataclass(frozen=True)
+class TimeBand:
+    """The level and band of every configuration (one element per row)."""
+
+    median: np.ndarray  #: the level's median time / the engine's predicted time [x]
+    sigma_below: np.ndarray  #: log spread below the median (widened where no evidence) [ln x]
+    sigma_above: np.ndarray  #: log spread above the median [ln x]
+    speedup: np.ndarray  #: steady-state throughput of the level / the engine's [x]
+    widened: np.ndarray  #: the part has no evidence of the level's kind: the band is widened
+
+    def multiplier(self, p: float) -> np.ndarray:
+        """The ``p`` quantile of the time / the engine's predicted time [x]."""
+        return self.median * quantile_multiplier(p, self.sigma_below, self.sigma_above)
+
+
+def _has_evidence(catalog: Catalog, mask_of, accelerator: np.ndarray) -> np.ndarray:
+    """Whether each configuration's part has a row of ``mask_of`` in data/published_runs.csv."""
+    runs = catalog.tables["published_runs"]
+    return pd.Series(accelerator).isin(runs.loc[mask_of(runs), "accelerator_id"]).to_numpy()
+
+
+def time_band(
+    catalog: Catalog, stack: np.ndarray, accelerator: np.ndarray, precision: np.ndarray, a: dict
+) -> TimeBand:
+    """The level (``stack``, :data:`SOFTWARE_STACKS`) and band of every configuration, from the
+    constants of data/assumptions.csv (``a``: :func:`workbook.model.assumption_values`)."""
+    typical_lo = math.log(a["realized_time_ratio_p50"] / a["realized_time_ratio_p10"]) / Z90
+    typical_hi = math.log(a["realized_time_ratio_p90"] / a["realized_time_ratio_p50"]) / Z90
+    tuned_lo = -math.log(a["tuned_time_ratio_p10"]) / Z90
+    tuned_hi = math.log(a["tuned_time_ratio_p90"]) / Z90
+    speedup = np.where(
+        precision == "bf16", a["tuned_stack_speedup_bf16"], a["tuned_stack_speedup_fp8"]
+    )
+    tuned = stack == "tuned"
+    has = np.where(
+        tuned,
+        _has_evidence(catalog, benchmark_rows, accelerator),
+        _has_evidence(catalog, used_full_runs, accelerator),
+    )
+    widen = np.where(has, 1.0, a["time_band_widening_no_evidence"])
+    level_speedup = np.select(
+        [tuned, stack == "typical"], [speedup, 1.0 / a["realized_time_ratio_p50"]], 1.0
+    )
+    return TimeBand(
+        median=1.0 / level_speedup,
+        sigma_below=np.where(tuned, tuned_lo, typical_lo) * widen,
+        sigma_above=np.where(tuned, tuned_hi, typical_hi) * widen,
+        speedup=level_speedup,
+        widened=~has,
+    )

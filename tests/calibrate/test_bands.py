@@ -1,0 +1,66 @@
+"""The bands' constants are what the published runs say (split-conformal quantiles, measured live),
+and the band's coverage is measured as the validator reports it."""
+
+import numpy as np
+import pytest
+
+from workbook import load_catalog
+from workbook.calibrate import (
+    band_constants,
+    band_coverage,
+    conformal_quantiles,
+    full_runs,
+    level_summary,
+    predict_hours,
+    realized_band,
+    tuned_loo_ratios,
+    validation_summary,
+)
+
+
+def test_conformal_quantiles_take_the_declared_order_statistics():
+    """n = 39: the floor(40 x 0.1) = 4th and the ceil(40 x 0.9) = 36th smallest; n = 9: the
+    1st and the 9th (the sample's ends)."""
+    r = np.arange(1, 40, dtype=float)[::-1]
+    assert conformal_quantiles(r) == (4.0, 36.0)
+    assert conformal_quantiles(np.arange(1, 10, dtype=float)) == (1.0, 9.0)
+
+
+def test_stored_band_constants_are_the_live_measurement():
+    """data/assumptions.csv holds what workbook.calibrate measures (refit with python -m workbook
+    validate --fit --write when data/published_runs.csv or the engine's constants change)."""
+    cat = load_catalog()
+    for name, value in band_constants(cat).items():
+        assert cat.param("assumptions", name) == pytest.approx(value, abs=1e-4), name
+
+
+def test_realized_band_is_the_held_out_runs_against_the_engine():
+    cat = load_catalog()
+    rows = full_runs(cat)
+    hold = rows[rows["split"] == "holdout"]
+    r = hold["gpu_hours"].to_numpy(float) / predict_hours(hold, cat)
+    band = realized_band(cat)
+    assert band["n"] == len(hold) and band["p50"] == pytest.approx(np.median(r))
+    assert (band["p10"], band["p90"]) == conformal_quantiles(r)
+
+
+def test_band_coverage_counts_each_run_against_the_others():
+    cov = band_coverage()
+    assert 0 < cov["loo_coverage"] <= 1 and 0 < cov["forward_coverage"] <= 1
+    assert cov["forward_inside"] <= cov["forward_runs"] == 30
+    assert cov["width"] == pytest.approx(realized_band()["p90"] / realized_band()["p10"], rel=1e-12)
+
+
+def test_level_summary_agrees_with_its_parts_and_with_the_prospective_holdout():
+    """The tuned leave-one-out MdAPE is that of tuned_loo_ratios by hand; the blind baseline is
+    the validator's dense prospective baseline (the same 26 runs, the same constant MFU)."""
+
+    cat = load_catalog()
+    lv = level_summary(cat)
+    loo = tuned_loo_ratios(cat)
+    err = np.abs(loo["loo_tok_s_gpu"] / loo["published_tok_s_gpu"] - 1)
+    assert lv.tuned_loo["mdape"] == pytest.approx(float(np.median(err)))
+    assert lv.tuned["mdape"] < lv.tuned_loo["mdape"]  # in sample is the easier test
+    p = validation_summary(cat, cv=False).prospective
+    assert lv.realized_blind_baseline == p.dense_baseline
+    assert lv.realized_blind["n"] == p.dense["n"] == 26

@@ -1,0 +1,89 @@
+"""The software stack's level and the time band (issue 19): hand arithmetic on the constants of
+data/assumptions.csv, the normal CDF against the standard library, errors that name the field."""
+
+from statistics import NormalDist
+
+import numpy as np
+import pytest
+
+from workbook import estimate_training, load_catalog
+from workbook.model import (
+    Z90,
+    assumption_values,
+    estimate_frame,
+    normal_cdf,
+    probability_within,
+    quantile_multiplier,
+)
+
+
+@pytest.fixture(scope="module")
+def a():
+    return assumption_values(load_catalog())
+
+
+def test_normal_cdf_matches_the_standard_library_within_2e_7():
+    x = np.linspace(-5, 5, 101)
+    exact = np.array([NormalDist().cdf(v) for v in x])
+    assert np.max(np.abs(normal_cdf(x) - exact)) < 2e-7
+
+
+def test_quantile_and_probability_are_inverse_on_both_sides():
+    lo, hi = np.array([0.2, 0.5]), np.array([0.4, 0.3])
+    for p in (0.1, 0.3, 0.5, 0.8, 0.9, 0.97):
+        m = quantile_multiplier(p, lo, hi)
+        np.testing.assert_allclose(probability_within(m, lo, hi), p, atol=2e-7)
+    assert quantile_multiplier(0.9, 0.2, 0.4) == pytest.approx(np.exp(Z90 * 0.4))
+    assert list(probability_within([0.0, -1.0, np.nan, np.inf], 0.2, 0.4)) == [0, 0, 0, 1]
+
+
+def test_typical_is_the_engine_times_the_held_out_runs_quantiles(a):
+    """H100 has published runs: p10 / p50 / p90 = engine x realized_time_ratio_p10/p50/p90."""
+    args = (70e9, 2e12, "h100-sxm", 1024)
+    engine = estimate_training(*args, software_stack="engine")
+    typical = estimate_training(*args)  # the default
+    assert typical.gpu_hours == pytest.approx(engine.gpu_hours * a["realized_time_ratio_p50"])
+    assert typical.gpu_hours_p10 == pytest.approx(engine.gpu_hours * a["realized_time_ratio_p10"])
+    assert typical.gpu_hours_p90 == pytest.approx(engine.gpu_hours * a["realized_time_ratio_p90"])
+    assert typical.wall_days_p90 / typical.wall_days == pytest.approx(
+        a["realized_time_ratio_p90"] / a["realized_time_ratio_p50"]
+    )
+    assert typical.mfu == pytest.approx(engine.mfu / a["realized_time_ratio_p50"])
+
+
+def test_tuned_divides_the_engines_time_by_its_precisions_speedup(a):
+    """Tuned = the engine's steady throughput x tuned_stack_speedup_<precision>, goodput as the
+    engine's; its band is tuned_time_ratio_p10 / _p90 around that."""
+    for precision in ("bf16", "fp8"):
+        args = (8e9, 1e12, "h100-sxm", 64)
+        engine = estimate_training(*args, precision=precision, software_stack="engine")
+        tuned = estimate_training(*args, precision=precision, software_stack="tuned")
+        k = a[f"tuned_stack_speedup_{precision}"]
+        assert tuned.gpu_hours == pytest.approx(engine.gpu_hours / k)
+        assert tuned.gpu_hours_p90 == pytest.approx(tuned.gpu_hours * a["tuned_time_ratio_p90"])
+        assert tuned.breakdown["steady_tokens_per_s_per_gpu"] == pytest.approx(
+            engine.breakdown["steady_tokens_per_s_per_gpu"] * k
+        )
+
+
+def test_a_part_with_no_published_run_has_its_band_widened(a):
+    """MI355X has no published full run: both log spreads x time_band_widening_no_evidence."""
+    r = estimate_training(70e9, 2e12, "mi355x", 1024)
+    w = a["time_band_widening_no_evidence"]
+    assert r.breakdown["time_band_widened"]
+    expected = (a["realized_time_ratio_p90"] / a["realized_time_ratio_p50"]) ** w
+    assert r.wall_days_p90 / r.wall_days == pytest.approx(expected)
+    assert not estimate_training(70e9, 2e12, "h100-sxm", 1024).breakdown["time_band_widened"]
+    assert "p10-p90" in r.summary()
+
+
+def test_the_frame_takes_a_software_stack_column_and_refuses_an_unknown_one():
+    cfg = {"n_params": 7e9, "n_tokens": 1e11, "accelerator": "h100-sxm", "n_gpus": 8}
+    import pandas as pd
+
+    df = estimate_frame(pd.DataFrame([{**cfg, "software_stack": s} for s in ("typical", "tuned")]))
+    assert list(df["stack_level"]) == ["typical", "tuned"]
+    assert (df["gpu_hours_p10"] < df["gpu_hours"]).all()
+    assert (df["gpu_hours"] < df["gpu_hours_p90"]).all()
+    with pytest.raises(ValueError, match="software_stack.*allowed: typical, tuned, engine"):
+        estimate_training(7e9, 1e11, "h100-sxm", 8, software_stack="vendor")
