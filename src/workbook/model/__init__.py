@@ -32,6 +32,7 @@ from .memory import (
 )
 from .power import cluster_power, node_power_kw
 from .serving import inference_frame
+from .shape import ModelShape
 from .step_time import STEP_COLUMNS
 from .uncertainty import (
     BAND_QUANTILES,
@@ -58,6 +59,7 @@ __all__ = [
     "ClaimCheck",
     "FROZEN_BASE_BYTES",
     "METHODS",
+    "ModelShape",
     "METHOD_FLOPS_PER_PARAM",
     "PRECISIONS",
     "STATE_BYTES",
