@@ -102,68 +102,35 @@ class ModelShape:
 
     # --- parameter counts [count] ----------------------------------------------------------
     @property
-    def kv_dim(self) -> int:
-        """Width of K (and of V): KV heads x head size."""
-        return self.n_kv_heads * (self.d_model // self.n_heads)
-
-    @property
-    def attention_params(self) -> int:
-        """Q, K, V, O of one layer: ``2 d^2 + 2 d kv_dim``."""
-        return 2 * self.d_model**2 + 2 * self.d_model * self.kv_dim
-
-    @property
-    def expert_params(self) -> int:
-        """One SwiGLU feed-forward block (gate, up, down): ``3 d f``."""
-        return 3 * self.d_model * self.ffn_hidden
-
-    @property
-    def router_params(self) -> int:
-        """The router of one layer, ``d E`` (0 when dense)."""
-        return self.d_model * self.n_experts if self.n_experts > 1 else 0
-
-    @property
-    def embedding_params(self) -> int:
-        """Token embeddings plus the LM head unless tied: ``V d`` or ``2 V d``."""
-        return self.vocab_size * self.d_model * (1 if self.tie_embeddings else 2)
-
-    def _total(self, experts: int) -> int:
-        layer = (
-            self.attention_params
-            + experts * self.expert_params
-            + self.router_params
-            + 2 * self.d_model
-        )
-        return self.n_layers * layer + self.embedding_params + self.d_model
+    def _counts(self) -> dict[str, float]:
+        return shape_params(**{k: getattr(self, k) for k in SHAPE_LIMITS})
 
     @property
     def n_params(self) -> int:
         """Every parameter (all experts)."""
-        return self._total(self.n_experts)
+        tied = self.vocab_size * self.d_model if self.tie_embeddings else 0
+        return int(self._counts["n_params"]) - tied
 
     @property
     def n_active_params(self) -> int:
         """The parameters one token uses (``experts_per_token`` experts)."""
-        return self._total(self.experts_per_token)
+        tied = self.vocab_size * self.d_model if self.tie_embeddings else 0
+        return int(self._counts["n_active_params"]) - tied
 
     @property
     def matmul_params(self) -> int:
         """The active parameters a token multiplies with: attention, the active experts, the
         router and the LM head ``V d`` (the embedding lookup and the norms are not matmuls)."""
-        layer = (
-            self.attention_params + self.experts_per_token * self.expert_params + self.router_params
-        )
-        return self.n_layers * layer + self.vocab_size * self.d_model
+        return int(self._counts["matmul_params"])
 
     @property
     def activation_coefficient(self) -> float:
-        """Stored activations per token, layer and unit of d_model with selective recompute
-        (2-byte values), Korthikanti et al. 2022 (arXiv 2205.05198) Sec. 4 redone for this shape:
-        attention ``7 + 4 r`` (inputs of QKV 2, Q 2, K and V 2 r each with ``r = kv/heads``, input
-        of O 2, dropout mask 1), MLP ``3 + 6 k f / d`` (input 2, gate, up and their product 2 f/d
-        each per active expert, dropout mask 1), two norms 4: ``14 + 4 r + 6 k f / d``. The
-        paper's 34 is the MHA (r = 1), non-gated 4d MLP case (3 + 16)."""
-        r = self.n_kv_heads / self.n_heads
-        return 14.0 + 4.0 * r + 6.0 * self.experts_per_token * self.ffn_hidden / self.d_model
+        """Stored activations per token, layer and unit of d_model (:func:`shape_params`)."""
+        return float(self._counts["activation_coefficient"])
+
+    def columns(self) -> dict[str, int]:
+        """The shape as configuration columns of :func:`workbook.model.estimate_frame`."""
+        return {k: getattr(self, k) for k in SHAPE_LIMITS}
 
     # --- reading ---------------------------------------------------------------------------
     @classmethod
@@ -198,6 +165,75 @@ class ModelShape:
             return cls(**values)
         except ValueError as e:
             raise ValueError(f"{shown(str(path))}: {e}") from None
+
+
+#: How far a given size may be from the exact shape's count [ratio]: a rounded published size
+#: passes (8e9 for Llama 3 8B's 8.03B is 0.4 % off), another model's does not (7e9: 13 %).
+SHAPE_COUNT_TOLERANCE = 0.01
+
+
+def with_shape(given: dict, shape: ModelShape | None) -> dict:
+    """The arguments of :func:`workbook.model.estimate_training` with the shape's counts and
+    columns filled in (a disagreeing size, layer count or width refused)."""
+    if shape is None:
+        return given
+    if not isinstance(shape, ModelShape):
+        raise ValueError(
+            f"shape={shown(shape)} is not a ModelShape; allowed: ModelShape(...) or "
+            "ModelShape.from_hf_config(path)"
+        )
+    out = dict(given)
+    counts = {"n_params": shape.n_params, "n_active_params": shape.n_active_params}
+    for name, count in counts.items():
+        v = given[name]
+        if v is not None:
+            check_number(name, v, positive=True)
+            if abs(v / count - 1.0) > SHAPE_COUNT_TOLERANCE:
+                raise ValueError(
+                    f"{name}={shown(v)} disagrees with the shape's {count:,}; allowed: None "
+                    f"(the shape's count) or within {SHAPE_COUNT_TOLERANCE:.0%} of it"
+                )
+        out[name] = count
+    for name in ("n_layers", "d_model"):
+        if given[name] is not None and given[name] != getattr(shape, name):
+            raise ValueError(
+                f"{name}={shown(given[name])} disagrees with the shape's {getattr(shape, name)}; "
+                "allowed: None (the shape's)"
+            )
+    return {**out, **shape.columns()}
+
+
+def shape_params(
+    n_layers, d_model, n_heads, n_kv_heads, ffn_hidden, vocab_size, n_experts, experts_per_token
+) -> dict:
+    """Parameter counts of untied shapes [count] (scalars or arrays, one per row; module
+    docstring): ``n_params``, ``n_active_params``, ``matmul_params`` (the active parameters a
+    token multiplies with: attention, active experts, router, LM head ``V d``; not the embedding
+    lookup nor the norms), and ``activation_coefficient``.
+
+    ``activation_coefficient``: stored activations per token, layer and unit of d_model with
+    selective recompute (2-byte values), Korthikanti et al. 2022 (arXiv 2205.05198) Sec. 4 redone
+    for the shape: attention ``7 + 4 r`` (inputs of QKV 2, Q 2, K and V 2 r each with
+    ``r = kv/heads``, input of O 2, dropout mask 1), MLP ``3 + 6 k f / d`` (input 2, gate, up and
+    their product 2 f/d each per active expert, dropout mask 1), two norms 4:
+    ``14 + 4 r + 6 k f / d``. The paper's 34 is the MHA (r = 1), non-gated 4d MLP case (3 + 16).
+    """
+    d, f = d_model, ffn_hidden
+    attention = 2 * d * d + 2 * d * (n_kv_heads * d / n_heads)
+    expert = 3 * d * f
+    router = d * n_experts * (n_experts > 1)
+    lm_head = vocab_size * d
+
+    def total(experts):
+        return n_layers * (attention + experts * expert + router + 2 * d) + 2 * lm_head + d
+
+    r = n_kv_heads / n_heads
+    return {
+        "n_params": total(n_experts),
+        "n_active_params": total(experts_per_token),
+        "matmul_params": n_layers * (attention + experts_per_token * expert + router) + lm_head,
+        "activation_coefficient": 14.0 + 4.0 * r + 6.0 * experts_per_token * f / d,
+    }
 
 
 def _read_json(path) -> dict:
