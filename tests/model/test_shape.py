@@ -105,6 +105,8 @@ def test_activation_coefficient_reduces_to_korthikanti_34_for_mha_4d_mlp():
 def test_missing_kv_heads_means_multi_head_attention(tmp_path):
     data = {k: v for k, v in LLAMA3_8B.items() if k != "num_key_value_heads"}
     assert ModelShape.from_hf_config(write(tmp_path, data)).n_kv_heads == 32
+    dense = ModelShape.from_hf_config(write(tmp_path, {**LLAMA3_8B, "num_local_experts": 0}))
+    assert (dense.n_experts, dense.n_params) == (1, 8_030_261_248)
 
 
 @pytest.mark.parametrize(
@@ -112,9 +114,11 @@ def test_missing_kv_heads_means_multi_head_attention(tmp_path):
     [
         ({k: v for k, v in LLAMA3_8B.items() if k != "hidden_size"}, "hidden_size"),
         ({k: v for k, v in LLAMA3_8B.items() if k != "intermediate_size"}, "intermediate_size"),
-        ({**LLAMA3_8B, "num_hidden_layers": 32.5}, "n_layers"),
+        ({**LLAMA3_8B, "num_hidden_layers": 32.5}, "num_hidden_layers=32.5 is not a whole"),
+        ({**LLAMA3_8B, "vocab_size": -1}, "vocab_size=-1"),
         ({**LLAMA3_8B, "num_key_value_heads": 5}, "n_kv_heads"),
-        ({**LLAMA3_8B, "hidden_size": True}, "n_layers|d_model"),
+        ({**LLAMA3_8B, "hidden_size": True}, "hidden_size=True is not a number"),
+        ({**LLAMA3_8B, "hidden_size": "4096"}, "hidden_size='4096' is not a number"),
         ({**LLAMA3_8B, "kv_lora_rank": 512}, "latent attention"),
         ([1, 2, 3], "not a JSON object"),
     ],

@@ -45,6 +45,7 @@ HF_KEYS = {
 HF_UNSUPPORTED = {
     "kv_lora_rank": "multi-head latent attention (DeepSeek-V2/V3) is not modelled",
     "n_shared_experts": "shared experts are not modelled",
+    "shared_expert_intermediate_size": "shared experts are not modelled",
     "first_k_dense_replace": "dense layers mixed with expert layers are not modelled",
 }
 #: The upper bounds of the shape's numbers: far beyond any published model (Llama 3.1 405B: 126
@@ -138,9 +139,9 @@ class ModelShape:
         """The shape of a Hugging Face ``config.json`` (read offline, at most 1 MB).
 
         Keys: see :data:`HF_KEYS`; ``num_key_value_heads`` absent means multi-head attention
-        (the transformers default), the expert keys absent a dense model. A missing, unreadable,
-        oversized or non-JSON file, a missing key, or an architecture of :data:`HF_UNSUPPORTED`
-        raises one ``ValueError`` naming the key and the file.
+        (the transformers default), the expert keys absent (or 0) a dense model. A missing,
+        unreadable, oversized or non-JSON file, a missing or bad key, or an architecture of
+        :data:`HF_UNSUPPORTED` raises one ``ValueError`` naming the key and the file.
         """
         data = _read_json(path)
         for key, why in HF_UNSUPPORTED.items():
@@ -148,9 +149,14 @@ class ModelShape:
                 raise ValueError(f"{shown(str(path))}: {key}={shown(data[key])}: {why}")
         values = {}
         for name, keys in HF_KEYS.items():
-            found = [data[k] for k in keys if data.get(k) is not None]
+            expert = name in ("n_experts", "experts_per_token")
+            found = [k for k in keys if data.get(k) is not None and not (expert and not data[k])]
             if found:
-                values[name] = found[0]
+                try:
+                    check_number(found[0], data[found[0]], positive=True, integer=True)
+                except ValueError as e:
+                    raise ValueError(f"{shown(str(path))}: {e}") from None
+                values[name] = data[found[0]]
             elif name == "n_kv_heads":
                 values[name] = values["n_heads"]
             elif name in ("n_experts", "experts_per_token"):
