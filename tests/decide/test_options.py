@@ -1,12 +1,14 @@
 """The options: the sweep of cluster sizes, one row per accelerator x GPU count x acquisition mode,
 and the scenario's time factor applied to whole-run figures."""
 
+import json
+
 import pytest
 from decide_cases import BASE
 
 from workbook import Scenario, presets, recommend
 from workbook.decide import gpu_counts, option_row
-from workbook.decide.options import NODE_COUNTS
+from workbook.decide.options import NODE_COUNTS, sweep
 from workbook.decide.scenario import ACQUISITIONS
 from workbook.text import days_text
 
@@ -78,3 +80,25 @@ def test_layout_names_the_parallel_layout_of_every_option():
     r = o.iloc[0]
     want = f"TP{r['tp']} PP{r['pp']} DP{r['dp']} ZeRO-{r['zero_stage']}, {r['recompute']} recompute"
     assert r["layout"] == want
+
+
+def test_hf_config_shape_reaches_the_sweep(tmp_path):
+    """Llama 3 8B's config.json: every configuration of the sweep carries the shape, and the
+    FLOPs per token are 6 x 7,504,658,432 + 6 x 32 x 4096 x 4096 = 48,249,176,064
+    (tests/model/test_estimate.py), not the size-only 6 x 8.03e9 + ... = 5.19e10."""
+    config = {
+        "hidden_size": 4096,
+        "intermediate_size": 14336,
+        "num_attention_heads": 32,
+        "num_hidden_layers": 32,
+        "num_key_value_heads": 8,
+        "vocab_size": 128256,
+    }
+    p = tmp_path / "config.json"
+    p.write_text(json.dumps(config), encoding="utf-8")
+    base = {k: v for k, v in BASE.items() if k != "n_params"}
+    s = Scenario(**base, hf_config=str(p), accelerators=["h100-sxm"])
+    est = sweep(s)
+    assert (est["n_params"] == 8_030_261_248).all()
+    assert est["flops_per_token"].to_numpy() == pytest.approx(48_249_176_064, rel=1e-12)
+    assert (est["n_layers"] == 32).all()

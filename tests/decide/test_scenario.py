@@ -63,3 +63,51 @@ def test_the_removed_inference_heavy_workload_says_what_to_use_instead():
             site_power_kw=100,
         )
     assert "inference-heavy" not in WORKLOADS
+
+
+#: Mixtral 8x7B's shape keys (mistralai/Mixtral-8x7B-v0.1 config.json on the Hugging Face hub).
+MIXTRAL_CONFIG = {
+    "hidden_size": 4096,
+    "intermediate_size": 14336,
+    "num_attention_heads": 32,
+    "num_hidden_layers": 32,
+    "num_key_value_heads": 8,
+    "num_local_experts": 8,
+    "num_experts_per_tok": 2,
+    "vocab_size": 32000,
+}
+
+
+def test_hf_config_sets_the_sizes(tmp_path):
+    """Mixtral 8x7B: 46,702,792,704 parameters, 12,879,925,248 active (tests/model/test_shape.py
+    has the arithmetic); the path round-trips and a given size must agree within 1 %."""
+    p = tmp_path / "config.json"
+    p.write_text(json.dumps(MIXTRAL_CONFIG), encoding="utf-8")
+    base = {k: v for k, v in BASE.items() if k != "n_params"}
+    s = Scenario(**base, hf_config=str(p))
+    assert s.n_params == 46_702_792_704
+    assert s.n_active_params == 12_879_925_248
+    assert Scenario.from_yaml(s.to_yaml()) == s
+    assert Scenario(**base, n_params=46.7e9, hf_config=str(p)).n_params == 46_702_792_704
+    with pytest.raises(ScenarioError, match="hf_config=.*n_params=7.*disagrees"):
+        Scenario(**BASE, hf_config=str(p))
+
+
+@pytest.mark.parametrize(
+    "content, match",
+    [
+        (None, "cannot be read"),
+        ("{not json", "not JSON"),
+        (json.dumps({"hidden_size": 4096}), "num_hidden_layers"),
+        ("x" * 1_000_001, "at most 1,000,000 bytes"),
+    ],
+)
+def test_bad_hf_config_is_one_clear_error(tmp_path, content, match):
+    p = tmp_path / "cfg.json"
+    if content is not None:
+        p.write_text(content, encoding="utf-8")
+    base = {k: v for k, v in BASE.items() if k != "n_params"}
+    with pytest.raises(ScenarioError, match=f"hf_config=.*cfg.json.*{match}"):
+        Scenario(**base, hf_config=str(p))
+    with pytest.raises(ScenarioError, match="hf_config=3 is not a path"):
+        Scenario(**base, hf_config=3)

@@ -7,6 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from workbook import estimate_frame, estimate_training, load_catalog
+from workbook.model import ModelShape
 
 ACCS = [
     "a100-80gb-sxm",
@@ -185,3 +186,65 @@ def test_more_memory_per_gpu_never_needs_more_gpus(n, acc, g):
     a = estimate_training(n, 1e11, acc, g, catalog=cat)
     b = estimate_training(n, 1e11, acc, g, catalog=bigger)
     assert b.fits_in_memory or not a.fits_in_memory
+
+
+LLAMA3_8B = dict(
+    n_layers=32, d_model=4096, n_heads=32, n_kv_heads=8, ffn_hidden=14336, vocab_size=128256
+)
+
+
+def test_exact_shape_flops_are_6_matmul_params_plus_attention():
+    """Llama 3 8B, s = 4096, causal: active matmul parameters 32 x (41,943,040 + 176,160,768) +
+    128256 x 4096 (LM head) = 7,504,658,432; 6 x that = 45,027,950,592, plus 6 x 32 x 4096 x 4096
+    = 3,221,225,472: 48,249,176,064 FLOP per token (the size-only path gives 6 x 8.03e9 + ... =
+    5.19e10). n_params is the shape's 8,030,261,248."""
+    shape = ModelShape(**LLAMA3_8B)
+    r = estimate_training(None, 15e12, "h100-sxm", 1024, shape=shape)
+    assert r.breakdown["flops_per_token"] == pytest.approx(48_249_176_064, rel=1e-12)
+    assert r.flops_total == pytest.approx(48_249_176_064 * 15e12, rel=1e-12)
+    assert r.breakdown["n_params"] == 8_030_261_248
+    assert (r.breakdown["n_layers"], r.breakdown["d_model"]) == (32, 4096)
+    lora = estimate_training(None, 1e9, "h100-sxm", 8, shape=shape, method="lora")
+    # LoRA: 4 x 7,504,658,432 + 3,221,225,472 = 33,239,859,200
+    assert lora.breakdown["flops_per_token"] == pytest.approx(33_239_859_200, rel=1e-12)
+
+
+def test_exact_moe_shape_counts_the_routed_experts_only():
+    """Mixtral 8x7B: 32 x (41,943,040 + 2 x 176,160,768 + 4096 x 8 router) + 32000 x 4096 =
+    12,748,587,008 matmul parameters; 6 x = 76,491,522,048 + 3,221,225,472 = 79,712,747,520 FLOP
+    per token. n_active_params 12,879,925,248 of 46,702,792,704: the MoE derate applies."""
+    shape = ModelShape(**LLAMA3_8B | {"vocab_size": 32000}, n_experts=8, experts_per_token=2)
+    r = estimate_training(46.7e9, 1e12, "h100-sxm", 256, shape=shape)
+    assert r.breakdown["flops_per_token"] == pytest.approx(79_712_747_520, rel=1e-12)
+    assert r.breakdown["n_active_params"] == 12_879_925_248
+    assert r.breakdown["moe_factor"] < 1
+
+
+def test_exact_shape_activations_use_the_kv_heads_and_ffn():
+    """The same 8B job: the shape (coefficient 36 > 34) needs more activation memory than the
+    derived one would at the same L and d; memory = states + activations of the chosen layout."""
+    kw = dict(n_layers=32, d_model=4096, global_batch_tokens=4096 * 8)
+    exact = estimate_training(None, 1e9, "h100-sxm", 8, shape=ModelShape(**LLAMA3_8B))
+    plain = estimate_training(8_030_261_248, 1e9, "h100-sxm", 8, **kw)
+    e, p = exact.breakdown, plain.breakdown
+    assert (e["tp"], e["pp"], e["zero_stage"]) == (p["tp"], p["pp"], p["zero_stage"])
+    assert e["recompute"] == p["recompute"] == "selective"
+    # activations: 4096 x 4096 x c x 32 / tp [B]; the difference is (36 - 34) of that
+    diff = 4096 * 4096 * 2 * 32 / e["tp"] / 1e9
+    assert exact.memory_per_gpu_gb - plain.memory_per_gpu_gb == pytest.approx(diff, rel=1e-9)
+
+
+def test_shape_refuses_a_disagreeing_size_and_partial_frames():
+    shape = ModelShape(**LLAMA3_8B)
+    with pytest.raises(ValueError, match="n_params=7e9|n_params=7000000000"):
+        estimate_training(7e9, 1e9, "h100-sxm", 8, shape=shape)
+    with pytest.raises(ValueError, match="n_layers"):
+        estimate_training(None, 1e9, "h100-sxm", 8, shape=shape, n_layers=30)
+    with pytest.raises(ValueError, match="not a ModelShape"):
+        estimate_training(8e9, 1e9, "h100-sxm", 8, shape={"n_layers": 32})
+    row = dict(n_params=8e9, n_tokens=1e9, accelerator="h100-sxm", n_gpus=8, **LLAMA3_8B)
+    del row["vocab_size"]
+    with pytest.raises(ValueError, match="vocab_size"):
+        estimate_frame(pd.DataFrame([row]))
+    with pytest.raises(ValueError, match="n_kv_heads does not divide"):
+        estimate_frame(pd.DataFrame([row | {"vocab_size": 1000, "n_kv_heads": 5}]))

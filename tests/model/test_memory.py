@@ -112,3 +112,16 @@ def test_zero_terms_take_an_optimizer_per_row():
             assert got[term][i] == pytest.approx(want[term])
     with pytest.raises(ValueError, match=r"optimizer='sgd' is not allowed"):
         model_state_terms_gb(1e9, optimizer=np.array(["adam-mixed", "sgd"], dtype=object))
+
+
+def test_shape_coefficient_replaces_34():
+    """Llama 3 8B's coefficient 36 (14 + 4 x 8/32 + 6 x 3.5): selective with SP, t = 4:
+    4096 x 1 x 4096 x 36 / 4 x 32 layers = 4,831,838,208 B; without SP 10 + 26/4 = 16.5 per
+    token-layer-d: 4096 x 4096 x 16.5 x 32 = 8,858,370,048 B."""
+    kw = dict(seq_len=4096, micro_batch=1, d_model=4096, n_layers=32, tp=4, coefficient=36.0)
+    assert activation_memory_gb(**kw) * 1e9 == pytest.approx(4_831_838_208)
+    no_sp = activation_memory_gb(**kw, sequence_parallel=False) * 1e9
+    assert no_sp == pytest.approx(8_858_370_048)
+    # the default 34 is the paper's 10 + 24/t without SP
+    base = activation_memory_gb(4096, 1, 4096, 32, tp=4, sequence_parallel=False) * 1e9
+    assert base == pytest.approx(4096 * 4096 * (10 + 24 / 4) * 32)

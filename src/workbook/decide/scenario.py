@@ -15,7 +15,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..catalog import load_catalog
-from ..model import chinchilla_tokens
+from ..model import ModelShape, chinchilla_tokens, with_shape
 from ..text import shown
 from .yamlsafe import YamlError, read_scenario_file, safe_json, safe_yaml
 
@@ -243,6 +243,16 @@ class Scenario(BaseModel):
     max_gpus: int = Field(
         MAX_GPUS, ge=1, le=MAX_GPUS, description="Largest cluster to consider [GPUs]."
     )
+    hf_config: Optional[str] = Field(
+        None,
+        max_length=4096,
+        description=(
+            "Path to the model's Hugging Face config.json (read offline, at most 1 MB): its exact "
+            "shape (layers, width, heads, KV heads, FFN, vocabulary, experts) sets n_params and "
+            "n_active_params when absent (given ones must agree within 1 %), and the FLOPs and "
+            "activation memory of every option."
+        ),
+    )
 
     def __init__(self, **data):
         try:
@@ -293,6 +303,35 @@ class Scenario(BaseModel):
         if v is not None and v not in valid:
             raise ValueError(f"{shown(v)} is not a fabric id; allowed: {', '.join(valid)}")
         return v
+
+    @model_validator(mode="before")
+    @classmethod
+    def _sizes_from_hf_config(cls, data):
+        """Read :attr:`hf_config` (exists, readable, JSON, <= 1 MB, the shape's keys) and fill in
+        or check ``n_params`` / ``n_active_params`` from its exact shape."""
+        path = data.get("hf_config") if isinstance(data, dict) else None
+        if path is None:
+            return data
+        if not isinstance(path, str):
+            raise ValueError(f"hf_config={shown(path)} is not a path; allowed: a config.json path")
+        try:
+            given = with_shape(
+                {
+                    "n_params": data.get("n_params"),
+                    "n_active_params": data.get("n_active_params"),
+                    "n_layers": None,
+                    "d_model": None,
+                },
+                ModelShape.from_hf_config(path),
+            )
+        except ValueError as e:
+            raise ValueError(f"hf_config={shown(path)}: {e}") from None
+        active = given["n_active_params"]
+        return {
+            **data,
+            "n_params": given["n_params"],
+            "n_active_params": active if active < given["n_params"] else None,
+        }
 
     @model_validator(mode="after")
     def _consistent(self):

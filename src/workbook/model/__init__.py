@@ -32,6 +32,7 @@ from .memory import (
 )
 from .power import cluster_power, node_power_kw
 from .serving import inference_frame
+from .shape import ModelShape, with_shape
 from .step_time import STEP_COLUMNS
 from .uncertainty import (
     BAND_QUANTILES,
@@ -58,6 +59,7 @@ __all__ = [
     "ClaimCheck",
     "FROZEN_BASE_BYTES",
     "METHODS",
+    "ModelShape",
     "METHOD_FLOPS_PER_PARAM",
     "PRECISIONS",
     "STATE_BYTES",
@@ -86,4 +88,5 @@ __all__ = [
     "rent_cost_per_run",
     "reserved_cost_per_year",
     "training_flops",
+    "with_shape",
 ]

@@ -21,6 +21,7 @@ from ..checks import check_choice, check_number
 from ..text import shown
 from . import flops as compute
 from .memory import STATE_BYTES
+from .shape import SHAPE_LIMITS
 from .uncertainty import SOFTWARE_STACKS
 
 PRECISIONS = ("bf16", "fp8", "fp4")
@@ -38,6 +39,13 @@ CONFIG_DEFAULTS: dict[str, Any] = {
     "seq_len": 4096,
     "n_layers": np.nan,
     "d_model": np.nan,
+    # The exact shape (model/shape.py), NaN where only the size is known.
+    "n_heads": np.nan,
+    "n_kv_heads": np.nan,
+    "ffn_hidden": np.nan,
+    "vocab_size": np.nan,
+    "n_experts": np.nan,
+    "experts_per_token": np.nan,
     "precision": "bf16",
     "method": "full",
     "fabric": None,  # DEFAULT_FABRIC
@@ -126,6 +134,13 @@ class Configs:
     accelerator: np.ndarray  #: catalog accelerator_id
     fabric: np.ndarray  #: catalog fabric_id (DEFAULT_FABRIC where none was given)
     cooling: np.ndarray  #: air, liquid or None (what the part was designed for)
+    #: the exact shape's columns (n_heads ... experts_per_token; NaN where no shape is given)
+    exact: dict[str, np.ndarray]
+
+    @property
+    def has_shape(self) -> np.ndarray:
+        """Rows with an exact shape: FLOPs and activations from it (model/shape.py)."""
+        return ~np.isnan(self.exact["ffn_hidden"])
 
 
 @dataclass(frozen=True)
@@ -187,6 +202,47 @@ def _optional_shape(df: pd.DataFrame, name: str) -> np.ndarray:
     return col
 
 
+#: The exact-shape columns, and those a row with a shape must give.
+SHAPE_COLUMNS = tuple(k for k in SHAPE_LIMITS if k not in ("n_layers", "d_model"))
+_SHAPE_REQUIRED = ("n_layers", "d_model", "n_heads", "ffn_hidden", "vocab_size")
+
+
+def _exact_shape(df: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The exact-shape columns: whole numbers within :data:`SHAPE_LIMITS`; a row that gives one
+    gives the layers, width, heads, FFN width and vocabulary (KV heads default to the heads,
+    experts to 1, dense)."""
+    cols = {k: _column(df, k).to_numpy(float) for k in ("n_layers", "d_model", *SHAPE_COLUMNS)}
+    rows = np.zeros(len(df), bool)
+    for k in SHAPE_COLUMNS:
+        rows |= ~np.isnan(cols[k])
+    if not rows.any():
+        return {k: cols[k] for k in SHAPE_COLUMNS}
+    for k in _SHAPE_REQUIRED:
+        if np.isnan(cols[k][rows]).any():
+            raise ValueError(
+                f"configuration column {k!r} is missing in a row with a model shape; allowed: "
+                f"every one of {', '.join(_SHAPE_REQUIRED)} where a shape column is given"
+            )
+    defaults = {"n_kv_heads": cols["n_heads"], "n_experts": 1.0, "experts_per_token": 1.0}
+    for k, v in defaults.items():
+        cols[k] = np.where(rows & np.isnan(cols[k]), v, cols[k])
+    for k in SHAPE_COLUMNS:
+        check_number(k, cols[k][rows], positive=True, integer=True, maximum=SHAPE_LIMITS[k])
+    d, h, kv = cols["d_model"][rows], cols["n_heads"][rows], cols["n_kv_heads"][rows]
+    e, k = cols["n_experts"][rows], cols["experts_per_token"][rows]
+    for bad, text in (
+        (d % h != 0, "d_model is not a multiple of n_heads; allowed: equal heads"),
+        (h % kv != 0, "n_kv_heads does not divide n_heads; allowed: a divisor (GQA)"),
+        (
+            k > e,
+            "experts_per_token exceeds n_experts; allowed: 1 <= experts_per_token <= n_experts",
+        ),
+    ):
+        if bad.any():
+            raise ValueError(f"{text} ({int(bad.sum())} row(s))")
+    return {k: cols[k] for k in SHAPE_COLUMNS}
+
+
 def read_configs(configs: pd.DataFrame) -> Configs:
     """Step 1 of the estimate: every column checked (numbers, then names), defaults filled in."""
     _check_frame(configs)
@@ -218,6 +274,7 @@ def read_configs(configs: pd.DataFrame) -> Configs:
         accelerator=_column(df, "accelerator").to_numpy(object),
         fabric=_column(df, "fabric").fillna(DEFAULT_FABRIC).to_numpy(object),
         cooling=_column(df, "cooling").to_numpy(object),
+        exact=_exact_shape(df),
         **names,
     )
 

@@ -35,6 +35,7 @@ from .configs import (
 )
 from .goodput import goodput
 from .memory import state_bytes_per_param
+from .shape import ModelShape, shape_params, with_shape
 from .step_time import Efficiencies, Hardware, Layout, Workload, best_layout
 from .uncertainty import TimeBand, quantile_multiplier, time_band
 
@@ -55,6 +56,8 @@ class Shape:
     flops_per_token: np.ndarray  #: training FLOPs per token (flops.flops_per_token) [FLOP]
     flops_total: np.ndarray  #: flops_per_token x n_tokens [FLOP]
     global_batch_tokens: np.ndarray  #: tokens per optimizer step (>= seq_len) [tokens]
+    #: activations per token, layer and d_model (34; the exact shape's where one is given)
+    activation_coefficient: np.ndarray | float = 34.0
 
 
 @dataclass(frozen=True)
@@ -88,15 +91,27 @@ def _shape(cfg: Configs, a: dict[str, float]) -> Shape:
     d = np.where(np.isnan(cfg.d_model), d_der, cfg.d_model)
     check_number("n_layers", L, positive=True)
     check_number("d_model", d, positive=True)
+    kinds = {"attention": cfg.attention, "method": cfg.method}
     fpt = compute.flops_per_token(
         cfg.n_params,
         n_active_params=cfg.n_active_params,
         seq_len=cfg.seq_len,
         n_layers=L,
         d_model=d,
-        attention=cfg.attention,
-        method=cfg.method,
+        **kinds,
     )
+    coefficient = 34.0
+    exact = cfg.has_shape
+    if exact.any():
+        counts = shape_params(L, d, **cfg.exact)
+        # k x the active matmul parameters (LM head included) + the attention term of the
+        # row's convention: K and V heads do not change the score products (width d).
+        params = np.where(exact, counts["matmul_params"], cfg.n_active_params)
+        exact_fpt = compute.flops_per_token(
+            params, seq_len=cfg.seq_len, n_layers=L, d_model=d, **kinds
+        )
+        fpt = np.where(exact, exact_fpt, fpt)
+        coefficient = np.where(exact, counts["activation_coefficient"], 34.0)
     default_batch = np.where(
         cfg.n_params >= LARGE_MODEL_PARAMS,
         a["large_model_global_batch_tokens"],
@@ -109,6 +124,7 @@ def _shape(cfg: Configs, a: dict[str, float]) -> Shape:
         flops_per_token=fpt,
         flops_total=fpt * cfg.n_tokens,
         global_batch_tokens=np.maximum(G, cfg.seq_len),
+        activation_coefficient=coefficient,
     )
 
 
@@ -145,6 +161,7 @@ def _step_inputs(cat, cfg, m, shape, derates, a) -> tuple[Workload, Hardware, Ef
         flops_per_token=shape.flops_per_token,
         method=cfg.method,
         state_bytes=state_bytes_per_param(cfg.optimizer),
+        activation_coefficient=shape.activation_coefficient,
     )
     hw = Hardware(
         memory_gb=spec["memory_gb"].to_numpy(float),
@@ -404,6 +421,7 @@ def estimate_training(
     global_batch_tokens=None,
     optimizer="adam-mixed",
     software_stack="typical",
+    shape: ModelShape | None = None,
     catalog: Catalog | None = None,
     assumptions: dict[str, float] | None = None,
 ) -> TrainingEstimate:
@@ -443,6 +461,12 @@ def estimate_training(
         (steady-state throughput calibrated on the published benchmarks); ``"engine"`` the
         step-time model as fitted. ``gpu_hours`` / ``wall_days`` are the level's median, with
         ``_p10`` / ``_p90`` around them.
+    shape : ModelShape, optional
+        The exact shape (:class:`workbook.model.shape.ModelShape`, e.g. ``ModelShape.
+        from_hf_config(path)``): FLOPs from its active matmul parameters (GQA, SwiGLU, the LM head,
+        the routed experts) and activations from its KV heads and FFN width. ``n_params`` and
+        ``n_active_params`` may then be None (the shape's counts) or must agree with them within
+        1 %; ``n_layers`` / ``d_model`` must be None or the shape's.
     catalog, assumptions
         Data with overrides; assumption overrides by name (``{"gemm_efficiency": 0.6}``).
     """
@@ -465,6 +489,7 @@ def estimate_training(
         "global_batch_tokens": global_batch_tokens,
         "software_stack": software_stack,
     }
+    given = with_shape(given, shape)
     cat = check_training_args(catalog, given)
     row = {k: np.nan if v is None and k in _OPTIONAL_NUMBERS else v for k, v in given.items()}
     frame = estimate_frame(pd.DataFrame([row]), catalog=cat, assumptions=assumptions)

@@ -138,6 +138,7 @@ def activation_memory_gb(
     sequence_parallel=True,
     recompute: str = "selective",
     bytes_per_value: float = 2.0,
+    coefficient=34.0,
 ):
     """Activation memory per GPU [GB] of a transformer for one micro-batch in flight per layer.
 
@@ -154,6 +155,9 @@ def activation_memory_gb(
     With 1F1B pipelining the first stage holds ``p`` micro-batches of ``L/p`` layers, i.e. ``L``
     layers' worth (Korthikanti Sec. 4.2.3), so ``pp`` does not divide the total.
     ``bytes_per_value`` scales the 16-bit constants (the paper's 34 assumes 2-byte values).
+    ``coefficient`` (a number or one per row) replaces the paper's 34 for an exact shape (GQA,
+    SwiGLU, experts: :func:`workbook.model.shape.shape_params`); 10 of it (norm and linear
+    inputs, dropout masks) is not split by tensor parallelism without sequence parallelism.
     """
     check_choice("recompute", recompute, RECOMPUTE)
     s = np.asarray(check_number("seq_len", seq_len, positive=True), float)
@@ -166,14 +170,15 @@ def activation_memory_gb(
         if n_heads is None
         else np.asarray(check_number("n_heads", n_heads, positive=True), float)
     )
+    c = np.asarray(check_number("coefficient", coefficient, positive=True), float)
     sp = bool(sequence_parallel)
+    kept = c / t if sp else 10.0 + (c - 10.0) / t
     if recompute == "full":
         per_layer = 2.0 * s * b * h / (t if sp else 1.0)
     elif recompute == "selective":
-        per_layer = s * b * h * (34.0 / t if sp else 10.0 + 24.0 / t)
+        per_layer = s * b * h * kept
     else:
-        attn = 5.0 * a * s / (h * t)
-        per_layer = s * b * h * ((34.0 / t if sp else 10.0 + 24.0 / t) + attn)
+        per_layer = s * b * h * (kept + 5.0 * a * s / (h * t))
     return per_layer * L * (bytes_per_value / 2.0) / GB
 
 

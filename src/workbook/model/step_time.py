@@ -68,6 +68,8 @@ class Workload:
     flops_per_token: np.ndarray  #: training FLOPs per token [FLOP]
     method: np.ndarray  #: training method per row: full, lora or qlora
     state_bytes: dict[str, np.ndarray]  #: bytes/param by model-state term (memory.STATE_BYTES)
+    #: activations per token, layer and d_model (34, or the exact shape's: shape.shape_params)
+    activation_coefficient: np.ndarray | float = 34.0
 
 
 @dataclass(frozen=True)
@@ -157,7 +159,13 @@ def candidate_layouts(
     base_bytes = frozen_base_bytes(work.method)
     act = {
         (t, rc): activation_memory_gb(
-            work.seq_len, 1.0, work.d_model, work.n_layers, tp=float(t), recompute=rc
+            work.seq_len,
+            1.0,
+            work.d_model,
+            work.n_layers,
+            tp=float(t),
+            recompute=rc,
+            coefficient=work.activation_coefficient,
         )
         for rc in ("selective", "full")
         for t in TP_CHOICES
