@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
-from .units import GIGA, HOURS_PER_DAY, MEGA, TERA
+from .units import GIGA, HOURS_PER_DAY, KILO, MEGA, TERA
 
 #: The practitioner article the workbook grew out of, as a reader cites it (no public URL was
 #: found for it; its figures are the claims of data/article_claims.csv).
@@ -63,6 +63,19 @@ def probability_text(p: float) -> str:
 def runs_text(n: float) -> str:
     """``1 run``, ``2.5 runs``."""
     return f"{n:g} run" + ("" if n == 1 else "s")
+
+
+def _sig3(x: float) -> str:
+    """Three significant figures with thousands separators (``42,300``, ``4.23``, ``0.0423``)."""
+    return f"{float(f'{x:.3g}'):,.{max(0, 2 - int(f'{abs(x):e}'.split('e')[1]))}f}" if x else "0"
+
+
+def energy_text(kwh: float, co2e_kg: float) -> str:
+    """A run's energy and emissions for a sentence, three figures each: ``42,300 kWh and 20.0 t
+    CO2e`` (MWh from 1,000 MWh, tonnes from 1,000 kg)."""
+    energy = f"{_sig3(kwh / KILO)} MWh" if kwh >= MEGA else f"{_sig3(kwh)} kWh"
+    carbon = f"{_sig3(co2e_kg / KILO)} t" if co2e_kg >= KILO else f"{_sig3(co2e_kg)} kg"
+    return f"{energy} and {carbon} CO2e"
 
 
 def params_label(n: float) -> str:

@@ -63,3 +63,16 @@ def test_the_removed_inference_heavy_workload_says_what_to_use_instead():
             site_power_kw=100,
         )
     assert "inference-heavy" not in WORKLOADS
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.6])
+def test_grid_intensity_is_range_checked(bad):
+    with pytest.raises(ScenarioError, match=f"grid_kg_co2e_per_kwh={bad}"):
+        Scenario(**BASE, grid_kg_co2e_per_kwh=bad)
+
+
+def test_grid_intensity_accepts_its_range_and_true_is_not_a_number():
+    assert Scenario(**BASE, grid_kg_co2e_per_kwh=0).grid_kg_co2e_per_kwh == 0
+    assert Scenario(**BASE, grid_kg_co2e_per_kwh=1.5).grid_kg_co2e_per_kwh == 1.5
+    with pytest.raises(ScenarioError, match="grid_kg_co2e_per_kwh"):
+        Scenario(**BASE, grid_kg_co2e_per_kwh=True)
