@@ -70,12 +70,19 @@ def _sig3(x: float) -> str:
     return f"{float(f'{x:.3g}'):,.{max(0, 2 - int(f'{abs(x):e}'.split('e')[1]))}f}" if x else "0"
 
 
+def kwh_text(kwh: float) -> str:
+    """Energy in three figures: ``42,300 kWh``, ``1,230 MWh`` (MWh from 1,000 MWh)."""
+    return f"{_sig3(kwh / KILO)} MWh" if kwh >= MEGA else f"{_sig3(kwh)} kWh"
+
+
+def co2e_text(kg: float) -> str:
+    """Emissions in three figures: ``68.8 kg CO2e``, ``20.0 t CO2e`` (tonnes from 1,000 kg)."""
+    return (f"{_sig3(kg / KILO)} t" if kg >= KILO else f"{_sig3(kg)} kg") + " CO2e"
+
+
 def energy_text(kwh: float, co2e_kg: float) -> str:
-    """A run's energy and emissions for a sentence, three figures each: ``42,300 kWh and 20.0 t
-    CO2e`` (MWh from 1,000 MWh, tonnes from 1,000 kg)."""
-    energy = f"{_sig3(kwh / KILO)} MWh" if kwh >= MEGA else f"{_sig3(kwh)} kWh"
-    carbon = f"{_sig3(co2e_kg / KILO)} t" if co2e_kg >= KILO else f"{_sig3(co2e_kg)} kg"
-    return f"{energy} and {carbon} CO2e"
+    """A run's energy and emissions for a sentence: ``42,300 kWh and 20.0 t CO2e``."""
+    return f"{kwh_text(kwh)} and {co2e_text(co2e_kg)}"
 
 
 def params_label(n: float) -> str:

@@ -22,9 +22,10 @@ from ..calibrate import holdout_time_range
 from ..decide import Recommendation, Scenario, article_comparison, option_row, presets
 from ..text import (
     MODE_PHRASE,
+    co2e_text,
     days_text,
     duration_text,
-    energy_text,
+    kwh_text,
     option_label,
     overrides_text,
     params_label,
@@ -110,21 +111,27 @@ def key_figures(s: Scenario, rec: Recommendation) -> list[tuple[str, str, str]]:
             f"lead time {days_text(top.lead_time_days)} + the run",
         ),
         ("Deadline", days_text(s.deadline_days), deadline_text(s, rec)),
-        _energy_figure(rec),
+        *_energy_figures(rec),
     ]
 
 
-def _energy_figure(rec: Recommendation) -> tuple[str, str, str]:
+def _energy_figures(rec: Recommendation) -> list[tuple[str, str, str]]:
     """A run's energy and emissions, with the PUE and grid intensity they are counted at."""
     top = rec.top
     row = option_row(rec.options, top.accelerator, top.n_gpus, top.acquisition)
     where = "the site's" if top.capex_usd > 0 else "the cloud's"
-    return (
-        "Energy and carbon per run",
-        energy_text(top.energy_kwh, top.co2e_kg),
-        f"IT power x {where} PUE {row['run_pue']:.2f} x the run's hours; grid "
-        f"{row['grid_kg_co2e_per_kwh']:.3f} kg CO2e/kWh",
-    )
+    return [
+        (
+            "Energy per run",
+            kwh_text(top.energy_kwh),
+            f"IT power x {where} PUE {row['run_pue']:.2f} x the run's hours",
+        ),
+        (
+            "CO2e per run",
+            co2e_text(top.co2e_kg),
+            f"the energy x the grid's {row['grid_kg_co2e_per_kwh']:.3f} kg CO2e/kWh",
+        ),
+    ]
 
 
 def _owned_money(s: Scenario, rec: Recommendation) -> list[tuple[str, str, str]]:
