@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
-from .units import GIGA, HOURS_PER_DAY, MEGA, TERA
+from .units import GIGA, HOURS_PER_DAY, KILO, MEGA, TERA
 
 #: The practitioner article the workbook grew out of, as a reader cites it (no public URL was
 #: found for it; its figures are the claims of data/article_claims.csv).
@@ -63,6 +63,26 @@ def probability_text(p: float) -> str:
 def runs_text(n: float) -> str:
     """``1 run``, ``2.5 runs``."""
     return f"{n:g} run" + ("" if n == 1 else "s")
+
+
+def _sig3(x: float) -> str:
+    """Three significant figures with thousands separators (``42,300``, ``4.23``, ``0.0423``)."""
+    return f"{float(f'{x:.3g}'):,.{max(0, 2 - int(f'{abs(x):e}'.split('e')[1]))}f}" if x else "0"
+
+
+def kwh_text(kwh: float) -> str:
+    """Energy in three figures: ``42,300 kWh``, ``1,230 MWh`` (MWh from 1,000 MWh)."""
+    return f"{_sig3(kwh / KILO)} MWh" if kwh >= MEGA else f"{_sig3(kwh)} kWh"
+
+
+def co2e_text(kg: float) -> str:
+    """Emissions in three figures: ``68.8 kg CO2e``, ``20.0 t CO2e`` (tonnes from 1,000 kg)."""
+    return (f"{_sig3(kg / KILO)} t" if kg >= KILO else f"{_sig3(kg)} kg") + " CO2e"
+
+
+def energy_text(kwh: float, co2e_kg: float) -> str:
+    """A run's energy and emissions for a sentence: ``42,300 kWh and 20.0 t CO2e``."""
+    return f"{kwh_text(kwh)} and {co2e_text(co2e_kg)}"
 
 
 def params_label(n: float) -> str:

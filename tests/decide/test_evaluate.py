@@ -119,3 +119,89 @@ def test_a_higher_confidence_never_adds_an_option():
 def test_a_confidence_outside_its_range_names_the_field():
     with pytest.raises(ScenarioError, match="confidence=0.3"):
         presets["band-70b-to-400b"].replace(confidence=0.3)
+
+
+# --- the whole bill: staff of owned clusters, energy and CO2e per run (issue 15) ---------------
+
+
+def _row(o, acc, n, mode):
+    r = option_row(o, acc, n, mode)
+    assert r is not None, (acc, n, mode)
+    return r
+
+
+def test_owned_clusters_pay_one_platform_engineer_per_16_nodes(rec):
+    """engineer_cost_usd_per_year $300,000, nodes_per_platform_engineer 16 (data/assumptions.csv):
+    3 nodes of H200 -> ceil(3 / 16) = 1 engineer = $300,000 a year; 24 nodes -> ceil(24 / 16) =
+    2 = $600,000; one node, or any rental, needs none."""
+    o = rec.options
+    assert _row(o, "h200-sxm", 24, "buy-new")["staff_usd_per_year"] == 300_000
+    assert _row(o, "h200-sxm", 192, "buy-new")["staff_usd_per_year"] == 600_000
+    assert _row(o, "h200-sxm", 8, "buy-new")["staff_usd_per_year"] == 0
+    assert _row(o, "h200-sxm", 24, "rent-on-demand")["staff_usd_per_year"] == 0
+
+
+def test_the_staff_line_is_in_the_fixed_costs_the_year_and_the_first_year(rec):
+    """Without the staff line (staff_factor=0) the 3-node H200 purchase costs $300,000 less a
+    year and in its first year, and $300,000 / 6 runs = $50,000 less per run."""
+    s, o = rec.scenario, rec.options
+    pos = option_position(o, "h200-sxm", 24, "buy-new")
+    with_staff, without = evaluate_arrays(s, o), evaluate_arrays(s, o, staff_factor=0.0)
+    for key, delta in (
+        ("fixed_usd_per_year", 300_000),
+        ("cost_per_year_usd", 300_000),
+        ("first_year_cost_usd", 300_000),
+        ("cost_per_run_usd", 50_000),
+    ):
+        assert with_staff[key][pos] - without[key][pos] == pytest.approx(delta), key
+    rented = option_position(o, "h200-sxm", 24, "rent-on-demand")
+    assert with_staff["cost_per_run_usd"][rented] == without["cost_per_run_usd"][rented]
+
+
+def test_breakeven_counts_the_staff_line(rec):
+    """breakeven = (fixed + idle energy) / (rent per run - marginal energy per run): the staff
+    line adds $300,000 / gain runs a year for the 3-node H200 cluster."""
+    s, o = rec.scenario, rec.options
+    best = _row(o, "h200-sxm", 24, "buy-new")
+    no_staff = o.copy()
+    no_staff["staff_usd_per_year"] = 0.0
+    no_staff.update(evaluate(s, no_staff))
+    rent = _row(o, "h200-sxm", 24, "rent-on-demand")
+    energy_run = best["it_kw"] * best["pue"] * best["electricity"] * best["wall_days"] * 24
+    gain = rent["cost_per_run_usd"] - energy_run * (1 - best["idle_power_fraction"])
+    assert gain > 0
+    assert breakeven_for(s, o, best) - breakeven_for(s, no_staff, best) == pytest.approx(
+        300_000 / gain
+    )
+
+
+def test_energy_and_co2e_per_run_by_hand(rec):
+    """One node of 8 x H200: IT power 8 x 0.700 kW + 4.6 kW host = 10.2 kW. Rented, its run is
+    counted at cloud_pue 1.15: 10.2 x 1.15 = 11.73 kWh an hour; owned in the scenario's air site
+    at PUE 1.54: 15.708 kWh an hour; CO2e = kWh x 0.473 kg/kWh (Ember, world 2024)."""
+    o = rec.options
+    rent, buy = _row(o, "h200-sxm", 8, "rent-on-demand"), _row(o, "h200-sxm", 8, "buy-new")
+    hours = rent["wall_days"] * 24
+    assert rent["it_kw"] == pytest.approx(10.2)
+    assert rent["energy_kwh"] == pytest.approx(11.73 * hours)
+    assert buy["energy_kwh"] == pytest.approx(15.708 * hours)
+    assert rent["co2e_kg"] == pytest.approx(11.73 * hours * 0.473)
+    # Rented by the GPU-hour or owned, the energy is there for every option with a run time.
+    ok = np.isfinite(o["wall_days"])
+    assert (o.loc[ok, "energy_kwh"] > 0).all() and (o.loc[ok, "co2e_kg"] > 0).all()
+
+
+def test_energy_scales_with_gpu_hours_and_co2e_with_the_grid(rec):
+    """Full H200 nodes on demand: energy / GPU-hour = 10.2 kW / 8 x 1.15 = 1.46625 kWh whatever
+    the size; a grid of 0.1 kg/kWh instead of 0.473 scales CO2e by 0.1 / 0.473, not the energy."""
+    o = rec.options
+    m = (o["accelerator"] == "h200-sxm") & (o["acquisition"] == "rent-on-demand")
+    m &= (o["n_gpus"] % 8 == 0) & np.isfinite(o["wall_days"])
+    per_gpu_hour = o.loc[m, "energy_kwh"] / (o.loc[m, "wall_days"] * 24 * o.loc[m, "n_gpus"])
+    assert m.sum() >= 3
+    np.testing.assert_allclose(per_gpu_hour, 10.2 / 8 * 1.15)
+    clean = recommend(
+        rec.scenario.model_copy(update={"grid_kg_co2e_per_kwh": 0.1}), sensitivity=False
+    ).options
+    np.testing.assert_allclose(clean["energy_kwh"], o["energy_kwh"])
+    np.testing.assert_allclose(clean["co2e_kg"], o["co2e_kg"] * 0.1 / 0.473)

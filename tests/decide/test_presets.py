@@ -52,8 +52,10 @@ def test_400b_band_picks_b200_because_a_published_run_checks_it(recs):
     """B300's dense BF16/FP8 equal B200's (the article's 'doubled FP8' is wrong), so the dearer
     Blackwell Ultra parts lose on cost per run; and at 80 % confidence GB200 NVL72, which no
     published whole run checks (its band widened 1.5x), needs 2,304 GPUs where B200 (OLMo Hybrid's
-    512-GPU run checks it) needs 1,536. The comparison says how much dearer the article's GB300
-    NVL72 is."""
+    512-GPU run checks it) needs 1,536. The comparison says how much dearer the article's
+    Blackwell Ultra purchase is: since owned clusters pay one platform engineer per 16 nodes, its
+    best match is 3,072 x B300 HGX (384 nodes, 24 engineers), not 3,456 x GB300 NVL72 (864 4-GPU
+    trays, 54 engineers, $16.2M a year)."""
     rec = recs["band-400b-plus"]
     assert rec.top.accelerator == "b200-hgx"
     o = rec.options
@@ -62,7 +64,7 @@ def test_400b_band_picks_b200_because_a_published_run_checks_it(recs):
     assert rec.rejected["gb200-nvl72"][0].startswith("feasible but not the best")
     assert not any("widened" in r for r in rec.reasons)
     cmp = article_comparison(rec, "band-400b-plus")
-    assert "GB300 NVL72" in cmp and "is feasible" in cmp
+    assert "buy-new 3072 x NVIDIA B300" in cmp and "is feasible" in cmp
 
 
 def test_enterprise_article_option_misses_the_year_at_80_percent(recs):

@@ -111,3 +111,16 @@ def test_bad_hf_config_is_one_clear_error(tmp_path, content, match):
         Scenario(**base, hf_config=str(p))
     with pytest.raises(ScenarioError, match="hf_config=3 is not a path"):
         Scenario(**base, hf_config=3)
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.6])
+def test_grid_intensity_is_range_checked(bad):
+    with pytest.raises(ScenarioError, match=f"grid_kg_co2e_per_kwh={bad}"):
+        Scenario(**BASE, grid_kg_co2e_per_kwh=bad)
+
+
+def test_grid_intensity_accepts_its_range_and_true_is_not_a_number():
+    assert Scenario(**BASE, grid_kg_co2e_per_kwh=0).grid_kg_co2e_per_kwh == 0
+    assert Scenario(**BASE, grid_kg_co2e_per_kwh=1.5).grid_kg_co2e_per_kwh == 1.5
+    with pytest.raises(ScenarioError, match="grid_kg_co2e_per_kwh"):
+        Scenario(**BASE, grid_kg_co2e_per_kwh=True)

@@ -63,3 +63,15 @@ def test_add_sensitivity_uses_the_recommendations_own_catalog_by_default():
     shipped = rec.add_sensitivity(load_catalog(), samples=0).sensitivity.set_index("parameter")
     assert default.loc["gemm_efficiency", "low"] == 0.3
     assert shipped.loc["gemm_efficiency", "low"] != 0.3
+
+
+def test_engineer_cost_moves_an_owned_picks_staff_line():
+    """band-400b-plus buys 1,536 B200 (192 nodes: ceil(192 / 16) = 12 engineers, $3.6M a year, 1
+    run a year). Engineer cost $190K-$450K (data/assumptions.csv) around $300K moves its cost
+    per run by 12 x ($190K - $300K) = -$1.32M and 12 x ($450K - $300K) = +$1.8M."""
+    r = recommend(presets["band-400b-plus"], monte_carlo_samples=0)
+    assert (r.top.accelerator, r.top.n_gpus, r.top.acquisition) == ("b200-hgx", 1536, "buy-new")
+    assert r.top.staff_usd_per_year == 12 * 300_000
+    row = r.sensitivity.set_index("parameter").loc["engineer_cost_usd_per_year"]
+    assert row["cost_per_run_at_low"] - r.top.cost_per_run_usd == pytest.approx(-1_320_000)
+    assert row["cost_per_run_at_high"] - r.top.cost_per_run_usd == pytest.approx(1_800_000)

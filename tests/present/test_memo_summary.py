@@ -93,3 +93,22 @@ def test_deadline_against_the_published_spread(rec):
     slack = (rec.scenario.deadline_days - rec.top.lead_time_days) / rec.top.wall_days
     assert f"up to {slack:,.2f}x its prediction" in text
     assert text.startswith("met even at the slowest tenth of published runs")
+
+
+def test_energy_and_carbon_of_the_pick_in_two_rows(rec):
+    """The pick, 192 x MI355X on demand, counted at the cloud's PUE 1.15: 19,231 kWh a run, x the
+    default grid 0.473 kg CO2e/kWh = 9,096 kg = 9.10 t."""
+    figures = {k: (v, why) for k, v, why in sm.key_figures(rec.scenario, rec)}
+    assert rec.top.co2e_kg == pytest.approx(rec.top.energy_kwh * 0.473)
+    assert figures["Energy per run"] == (
+        "19,200 kWh",
+        "IT power x the cloud's PUE 1.15 x the run's hours",
+    )
+    assert figures["CO2e per run"] == ("9.10 t CO2e", "the energy x the grid's 0.473 kg CO2e/kWh")
+    assert "a run uses " in rec.top.sentence
+
+
+def test_owned_opex_names_the_platform_engineers():
+    r = recommend(presets["band-400b-plus"], monte_carlo_samples=0)
+    figures = {k: (v, why) for k, v, why in sm.key_figures(r.scenario, r)}
+    assert figures["Opex, first year"][1].endswith("and its platform engineers ($3.6M a year)")

@@ -61,6 +61,7 @@ def evaluate_arrays(
     electricity_factor=1.0,
     lead_time_factor=1.0,
     runs_factor=1.0,
+    staff_factor=1.0,
     quantiles: bool = False,
 ) -> dict:
     """Times, costs, budget and deadline checks of every option as numpy arrays.
@@ -69,8 +70,10 @@ def evaluate_arrays(
     columns (Monte Carlo), which broadcast to ``(samples, options)``. The keys are the ``evaluate``
     columns of :mod:`workbook.decide.columns`: a rented option costs its runs' rent (a reservation
     the whole year's) plus any port of the team's code to its stack, an owned one its yearly
-    ownership (:func:`workbook.model.cost.ownership_per_year`); an owned option's first year is
-    its purchase plus a year's energy and colocation.
+    ownership (:func:`workbook.model.cost.ownership_per_year`) plus its platform engineers
+    (``staff_usd_per_year`` x ``staff_factor``); an owned option's first year is its purchase
+    plus a year's energy, colocation and staff. ``energy_kwh`` and ``co2e_kg`` are one run's
+    electricity at the median run time (IT power x ``run_pue`` x hours) and its emissions.
 
     Times and costs are at the median of the option's time band (``time_sigma_below`` /
     ``_above``, :mod:`workbook.model.uncertainty`); ``p_deadline`` and ``p_budget`` are the
@@ -85,7 +88,8 @@ def evaluate_arrays(
     wall_days = _floats(o, "base_wall_days") * time_factor * (1.0 + _floats(o, "spot_overhead"))
     lead = _floats(o, "base_lead_time_days") * lead_time_factor
     band = (_floats(o, "time_sigma_below"), _floats(o, "time_sigma_above"))
-    prices = (rent_price_factor, _capex(o, buy_price_factor), electricity_factor)
+    staff = _floats(o, "staff_usd_per_year") * staff_factor
+    prices = (rent_price_factor, _capex(o, buy_price_factor), electricity_factor, staff)
     med = _costs(s, o, wall_days, runs, *prices)
     m_conf = quantile_multiplier(s.confidence, *band)
     conf = _costs(s, o, wall_days * m_conf, runs, *prices)
@@ -101,6 +105,7 @@ def evaluate_arrays(
         med["per_run"],
     )
     q = _quantile_columns(s, o, wall_days, lead, runs, prices, band) if quantiles else {}
+    energy_kwh = _floats(o, "it_kw") * _floats(o, "run_pue") * wall_days * HOURS_PER_DAY
     return {
         "wall_days": wall_days,
         **q.get("wall_days", {}),
@@ -116,6 +121,8 @@ def evaluate_arrays(
         "schedule_fits_year": checks["schedule_fits_year"],
         "energy_usd_per_year": med["energy"],
         "fixed_usd_per_year": med["fixed"],
+        "energy_kwh": energy_kwh,
+        "co2e_kg": energy_kwh * _floats(o, "grid_kg_co2e_per_kwh"),
         "p_deadline": p_deadline,
         "p_budget": p_budget,
         "deadline_ok": checks["deadline_ok"],
@@ -133,13 +140,14 @@ def _costs(
     rent_price_factor,
     capex,
     electricity_factor,
+    staff,
 ) -> dict[str, np.ndarray]:
-    """Cost per run, per year and of the first year, capex, energy and fixed costs of every option
-    whose runs take ``wall_days``, bought at ``capex`` [USD, USD/yr]."""
+    """Cost per run, per year and of the first year, capex, energy, fixed and staff costs of every
+    option whose runs take ``wall_days``, bought at ``capex`` with ``staff`` [USD, USD/yr]."""
     # Unsupported precision (NaN days): already infeasible (static), costs nothing here.
     wall_h = np.nan_to_num(wall_days * HOURS_PER_DAY, nan=0.0)
     rent_run, reserved_year = _rent_costs(s, o, wall_h, runs, rent_price_factor)
-    own = _ownership_costs(o, wall_h, runs, capex, electricity_factor)
+    own = _ownership_costs(o, wall_h, runs, capex, electricity_factor, staff)
     is_buy = np.asarray(o["is_buy"], bool)
     reserved = np.asarray(o["acquisition"] == "rent-reserved", bool)
     rent_year = np.where(reserved, reserved_year, rent_run * runs) + _floats(o, "porting_usd")
@@ -151,6 +159,7 @@ def _costs(
         "capex": np.where(is_buy, own["capex"], 0.0),
         "energy": np.where(is_buy, own["energy"], 0.0),
         "fixed": np.where(is_buy, own["fixed"], 0.0),
+        "staff": np.where(is_buy, own["staff"], 0.0),
     }
 
 
@@ -211,11 +220,12 @@ def _capex(o: pd.DataFrame, buy_price_factor) -> np.ndarray:
 
 
 def _ownership_costs(
-    o: pd.DataFrame, wall_h, runs, capex, electricity_factor
+    o: pd.DataFrame, wall_h, runs, capex, electricity_factor, staff
 ) -> dict[str, np.ndarray]:
-    """Owning every option's cluster (every option priced as if bought, at ``capex`` [USD]) [USD,
-    USD/yr]: ``capex``, the yearly ``fixed`` costs, ``energy`` (busy and idle), ``total`` a year,
-    and ``first_year`` (purchase, a year's energy and colocation)."""
+    """Owning every option's cluster (every option priced as if bought, at ``capex`` [USD], run by
+    platform engineers costing ``staff`` a year) [USD, USD/yr]: ``capex``, the yearly ``fixed``
+    costs (depreciation, capital, colocation and ``staff``), ``energy`` (busy and idle),
+    ``total`` a year, and ``first_year`` (purchase, a year's energy, colocation and staff)."""
     kw, colo = _floats(o, "it_kw"), _floats(o, "colocation")
     own = cost.ownership_per_year(
         capex,
@@ -232,10 +242,11 @@ def _ownership_costs(
     energy = own["energy_busy"] + own["energy_idle"]
     return {
         "capex": capex,
-        "fixed": own["fixed"],
+        "fixed": own["fixed"] + staff,
         "energy": energy,
-        "total": own["total"],
-        "first_year": capex + energy + kw * MONTHS_PER_YEAR * colo,
+        "staff": staff,
+        "total": own["total"] + staff,
+        "first_year": capex + energy + kw * MONTHS_PER_YEAR * colo + staff,
     }
 
 

@@ -15,6 +15,7 @@ from ..text import (
     MODE_PHRASE,
     days_text,
     duration_text,
+    energy_text,
     params_label,
     probability_text,
     runs_text,
@@ -125,7 +126,8 @@ def delta_text(x: float, ref: float) -> str:
 
 
 def pick_sentence(s: Scenario, top: pd.Series) -> str:
-    """The headline: the pick, its shape, days and cost per run and year, and its power."""
+    """The headline: the pick, its shape, days and cost per run and year, its power, and a run's
+    energy and emissions."""
     verb = MODE_PHRASE[top["acquisition"]]
     nodes = int(top["nodes"])
     where = (
@@ -162,7 +164,8 @@ def pick_sentence(s: Scenario, top: pd.Series) -> str:
         f"{days_text(top['time_to_result_days'])} from the decision to a finished run, {waits}; "
         f"{deadline_odds_text(s, top)}. ${top['cost_per_run_usd']:,.0f} per run "
         f"({band_text(top, 'cost_per_run_usd')}; ${top['cost_per_year_usd']:,.0f} a year for "
-        f"{runs_text(s.runs_per_year)}), {power}."
+        f"{runs_text(s.runs_per_year)}), {power}; a run uses "
+        f"{energy_text(top['energy_kwh'], top['co2e_kg'])}."
     )
 
 

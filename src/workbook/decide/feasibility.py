@@ -189,6 +189,15 @@ def _site_reasons(r: StaticReasons, s: Scenario, o: pd.DataFrame, a: dict, site:
     )
 
 
+def platform_engineers_needed(is_buy, nodes, a: dict) -> np.ndarray:
+    """Platform engineers an option needs [engineers]: ceil(nodes / nodes_per_platform_engineer)
+    (data/assumptions.csv) for an owned multi-node cluster, 0 for one node or a rental (the
+    team's rule and, times engineer_cost_usd_per_year, the option's staff_usd_per_year)."""
+    nodes = np.asarray(nodes, float)
+    owned_cluster = np.asarray(is_buy, bool) & (nodes > 1)
+    return np.where(owned_cluster, np.ceil(nodes / a["nodes_per_platform_engineer"]), 0.0)
+
+
 def _team_reasons(r: StaticReasons, s: Scenario, o: pd.DataFrame, a: dict) -> None:
     """Team and software risk: the article's rules, thresholds in data/assumptions.csv."""
     amd = o["software_stack"] == "rocm"
@@ -206,9 +215,7 @@ def _team_reasons(r: StaticReasons, s: Scenario, o: pd.DataFrame, a: dict) -> No
         "Gaudi 3 is not for distributed training "
         "(the article: the software gap is an order of magnitude)",
     )
-    need_pe = np.where(
-        o["is_buy"] & (o["nodes"] > 1), np.ceil(o["nodes"] / a["nodes_per_platform_engineer"]), 0
-    )
+    need_pe = platform_engineers_needed(o["is_buy"], o["nodes"], a)
     r.fail(
         "team",
         need_pe > s.platform_engineers,

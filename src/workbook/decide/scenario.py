@@ -77,6 +77,7 @@ _NUMBER_FIELDS = (
     "rack_limit_kw",
     "electricity_usd_per_kwh",
     "pue",
+    "grid_kg_co2e_per_kwh",
     "team_size",
     "platform_engineers",
     "time_factor",
@@ -156,6 +157,15 @@ class Scenario(BaseModel):
     )
     pue: Optional[float] = Field(
         None, ge=1.0, le=3.0, description="Power usage effectiveness; default by cooling."
+    )
+    grid_kg_co2e_per_kwh: Optional[float] = Field(
+        None,
+        ge=0,
+        le=1.5,
+        description=(
+            "Carbon intensity of the run's electricity (site or cloud region) [kg CO2e/kWh]; "
+            "default (None) data/assumptions.csv (Ember, world average 2024)."
+        ),
     )
     team_size: int = Field(5, ge=1, le=100_000, description="People on the ML team.")
     platform_engineers: int = Field(

@@ -61,6 +61,7 @@ def factors(rec, cat: Catalog) -> list[Factor]:
         *(_scale_factor(assumptions, label, name, o) for label, name in SCALE_FACTORS),
         _electricity_factor(cat, o),
         _lead_time_factor(cat, o),
+        _staff_factor(assumptions),
     ]
 
 
@@ -162,6 +163,21 @@ def _lead_time_factor(cat: Catalog, o: pd.DataFrame) -> Factor:
     )
 
 
+def _staff_factor(assumptions: pd.DataFrame) -> Factor:
+    """A platform engineer's yearly cost: an owned cluster's staff line scales with moved / base
+    engineer_cost_usd_per_year (rentals carry no staff line)."""
+    e = assumptions.loc["engineer_cost_usd_per_year"]
+    return Factor(
+        "Platform engineer cost",
+        "engineer_cost_usd_per_year",
+        e["value"],
+        e["low"],
+        e["high"],
+        {"staff_factor": e["low"] / e["value"]},
+        {"staff_factor": e["high"] / e["value"]},
+    )
+
+
 def _pick(labels: np.ndarray, idx: int) -> str:
     """The label of the option at row position ``idx`` (-1: none feasible)."""
     return "nothing feasible" if idx < 0 else labels[idx]
@@ -244,6 +260,8 @@ def _describe(s, name: str, at: float) -> str:
         return f"{'rental' if name.startswith('rent') else 'purchase'} prices {at - 1:+.0%}"
     if name == "lead_time_weeks":
         return f"lead times x{at:.2f}"
+    if name == "engineer_cost_usd_per_year":
+        return f"platform engineers ${at:,.0f} a year"
     if name == "electricity_usd_per_kwh":
         return f"electricity ${at:.3f}/kWh"
     return f"{name} = {at:.3g}"

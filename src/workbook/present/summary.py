@@ -22,8 +22,10 @@ from ..calibrate import holdout_time_range
 from ..decide import Recommendation, Scenario, article_comparison, option_row, presets
 from ..text import (
     MODE_PHRASE,
+    co2e_text,
     days_text,
     duration_text,
+    kwh_text,
     option_label,
     overrides_text,
     params_label,
@@ -109,6 +111,26 @@ def key_figures(s: Scenario, rec: Recommendation) -> list[tuple[str, str, str]]:
             f"lead time {days_text(top.lead_time_days)} + the run",
         ),
         ("Deadline", days_text(s.deadline_days), deadline_text(s, rec)),
+        *_energy_figures(rec),
+    ]
+
+
+def _energy_figures(rec: Recommendation) -> list[tuple[str, str, str]]:
+    """A run's energy and emissions, with the PUE and grid intensity they are counted at."""
+    top = rec.top
+    row = option_row(rec.options, top.accelerator, top.n_gpus, top.acquisition)
+    where = "the site's" if top.capex_usd > 0 else "the cloud's"
+    return [
+        (
+            "Energy per run",
+            kwh_text(top.energy_kwh),
+            f"IT power x {where} PUE {row['run_pue']:.2f} x the run's hours",
+        ),
+        (
+            "CO2e per run",
+            co2e_text(top.co2e_kg),
+            f"the energy x the grid's {row['grid_kg_co2e_per_kwh']:.3f} kg CO2e/kWh",
+        ),
     ]
 
 
@@ -126,7 +148,8 @@ def _owned_money(s: Scenario, rec: Recommendation) -> list[tuple[str, str, str]]
         (
             "Opex, first year",
             usd_short(top.first_year_cost_usd - top.capex_usd),
-            "energy at the site's PUE and colocation of the racks for a year",
+            "energy at the site's PUE and colocation of the racks for a year"
+            + _staff_words(top.staff_usd_per_year),
         ),
         (
             "First-year cost",
@@ -138,7 +161,8 @@ def _owned_money(s: Scenario, rec: Recommendation) -> list[tuple[str, str, str]]
             "Cost per year",
             usd_short(top.cost_per_year_usd),
             "owning, spread over the hardware's life: depreciation of the purchase less resale, "
-            f"cost of capital, colocation and energy ({_life(row)}); {runs}",
+            f"cost of capital, colocation, energy{' and staff' if top.staff_usd_per_year else ''}"
+            f" ({_life(row)}); {runs}",
         ),
         ("Cost per run", usd(top.cost_per_run_usd), f"the cost per year / {runs}"),
     ]
@@ -168,6 +192,13 @@ def _rented_money(s: Scenario, rec: Recommendation) -> list[tuple[str, str, str]
             f"the same as the cost per year when renting; the budget is {usd_short(s.budget_usd)}",
         ),
     ]
+
+
+def _staff_words(staff_usd_per_year: float) -> str:
+    """The staff part of an owned cluster's opex, in words ('' when it has none)."""
+    if not staff_usd_per_year:
+        return ""
+    return f", and its platform engineers ({usd_short(staff_usd_per_year)} a year)"
 
 
 def _life(row: pd.Series | None) -> str:

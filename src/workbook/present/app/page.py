@@ -62,7 +62,8 @@ FIX_FIELD = (
 OPTION_COLUMNS = (
     "accelerator name n_gpus acquisition feasible failed wall_days lead_time_days "
     "time_to_result_days cost_per_run_usd cost_per_year_usd first_year_cost_usd capex_usd "
-    "usd_per_million_tokens facility_kw racks memory_per_gpu_gb mfu layout price_basis"
+    "staff_usd_per_year energy_kwh co2e_kg usd_per_million_tokens facility_kw racks "
+    "memory_per_gpu_gb mfu layout price_basis"
 ).split()
 
 
