@@ -66,8 +66,10 @@ def assumption_values(
     values = dict(zip(glob["parameter"], glob["value"].astype(float)))
     if overrides is not None and not isinstance(overrides, dict):
         raise ValueError(f"assumptions={shown(overrides)} is not a dict; allowed: {{name: value}}")
-    rows = {r["parameter"]: r for r in glob.to_dict("records")}
-    for k, v in (overrides or {}).items():
+    if not overrides:
+        return values
+    rows = {r["parameter"]: r for r in glob.to_dict("records")}  # only to range-check overrides
+    for k, v in overrides.items():
         if k not in values:
             raise ValueError(
                 f"assumption {shown(k)} is unknown; allowed: {', '.join(sorted(values))}"
