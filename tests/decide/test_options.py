@@ -5,6 +5,7 @@ import json
 
 import pytest
 from decide_cases import BASE
+from hf_configs import LLAMA3_8B
 
 from workbook import Scenario, presets, recommend
 from workbook.decide import gpu_counts, option_row
@@ -86,16 +87,8 @@ def test_hf_config_shape_reaches_the_sweep(tmp_path):
     """Llama 3 8B's config.json: every configuration of the sweep carries the shape, and the
     FLOPs per token are 6 x 7,504,658,432 + 6 x 32 x 4096 x 4096 = 48,249,176,064
     (tests/model/test_estimate.py), not the size-only 6 x 8.03e9 + ... = 5.19e10."""
-    config = {
-        "hidden_size": 4096,
-        "intermediate_size": 14336,
-        "num_attention_heads": 32,
-        "num_hidden_layers": 32,
-        "num_key_value_heads": 8,
-        "vocab_size": 128256,
-    }
     p = tmp_path / "config.json"
-    p.write_text(json.dumps(config), encoding="utf-8")
+    p.write_text(json.dumps(LLAMA3_8B), encoding="utf-8")
     base = {k: v for k, v in BASE.items() if k != "n_params"}
     s = Scenario(**base, hf_config=str(p), accelerators=["h100-sxm"])
     est = sweep(s)

@@ -4,6 +4,7 @@ import json
 
 import pytest
 from decide_cases import BASE
+from hf_configs import MIXTRAL_8X7B
 
 from workbook import Scenario, ScenarioError
 from workbook.decide import WORKLOADS
@@ -65,24 +66,11 @@ def test_the_removed_inference_heavy_workload_says_what_to_use_instead():
     assert "inference-heavy" not in WORKLOADS
 
 
-#: Mixtral 8x7B's shape keys (mistralai/Mixtral-8x7B-v0.1 config.json on the Hugging Face hub).
-MIXTRAL_CONFIG = {
-    "hidden_size": 4096,
-    "intermediate_size": 14336,
-    "num_attention_heads": 32,
-    "num_hidden_layers": 32,
-    "num_key_value_heads": 8,
-    "num_local_experts": 8,
-    "num_experts_per_tok": 2,
-    "vocab_size": 32000,
-}
-
-
 def test_hf_config_sets_the_sizes(tmp_path):
     """Mixtral 8x7B: 46,702,792,704 parameters, 12,879,925,248 active (tests/model/test_shape.py
     has the arithmetic); the path round-trips and a given size must agree within 1 %."""
     p = tmp_path / "config.json"
-    p.write_text(json.dumps(MIXTRAL_CONFIG), encoding="utf-8")
+    p.write_text(json.dumps(MIXTRAL_8X7B), encoding="utf-8")
     base = {k: v for k, v in BASE.items() if k != "n_params"}
     s = Scenario(**base, hf_config=str(p))
     assert s.n_params == 46_702_792_704

@@ -4,41 +4,9 @@ config.json reader's refusals."""
 import json
 
 import pytest
+from hf_configs import LLAMA3_8B, LLAMA3_70B, MIXTRAL_8X7B
 
 from workbook.model.shape import ModelShape
-
-#: The shape keys of the published config.json files (meta-llama/Meta-Llama-3-8B,
-#: meta-llama/Meta-Llama-3-70B, mistralai/Mixtral-8x7B-v0.1 on the Hugging Face hub).
-LLAMA3_8B = {
-    "architectures": ["LlamaForCausalLM"],
-    "hidden_size": 4096,
-    "intermediate_size": 14336,
-    "num_attention_heads": 32,
-    "num_hidden_layers": 32,
-    "num_key_value_heads": 8,
-    "vocab_size": 128256,
-    "tie_word_embeddings": False,
-    "max_position_embeddings": 8192,
-}
-LLAMA3_70B = {
-    **LLAMA3_8B,
-    "hidden_size": 8192,
-    "intermediate_size": 28672,
-    "num_attention_heads": 64,
-    "num_hidden_layers": 80,
-}
-MIXTRAL_8X7B = {
-    "architectures": ["MixtralForCausalLM"],
-    "hidden_size": 4096,
-    "intermediate_size": 14336,
-    "num_attention_heads": 32,
-    "num_hidden_layers": 32,
-    "num_key_value_heads": 8,
-    "num_local_experts": 8,
-    "num_experts_per_tok": 2,
-    "vocab_size": 32000,
-    "tie_word_embeddings": False,
-}
 
 
 def write(tmp_path, data, name="config.json"):
