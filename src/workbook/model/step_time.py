@@ -283,6 +283,7 @@ def _keep_better(best: list, layout: Layout, step: dict, rows: int | None) -> No
     if best[0] is None:
         if rows is not None:
             raise ValueError("the first layout must cover every configuration")
+
         def own(x):  # a writable copy, one element per row (a scalar broadcast)
             return np.array(np.broadcast_to(x, score.shape))
 
