@@ -249,9 +249,9 @@ def _layout_of(r: _Rows, t: int, p: int, dp, valid) -> Layout:
     )
 
 
-def candidate_layouts(r: _Rows) -> Iterator[tuple[Layout, _Rows, int | None]]:
+def candidate_layouts(r: _Rows) -> Iterator[tuple[Layout, _Rows, int | np.ndarray | None]]:
     """Yield every (tensor, pipeline, data)-parallel layout worth trying, with the rows it is
-    computed on (``None``: all; an int ``k``: the first ``k``).
+    computed on (``None``: all; an int ``k``: the first ``k``; an index array: those rows).
 
     For each tensor-parallel degree ``t`` (inside the scale-up domain, at most ``tp_max``) and
     pipeline degree ``p``: ``dp = floor(n / (t p))`` replicas (at most one sequence each per step,
@@ -259,7 +259,9 @@ def candidate_layouts(r: _Rows) -> Iterator[tuple[Layout, _Rows, int | None]]:
     FSDP), and selective recompute, else full recompute. ``valid`` marks layouts that exist for a
     row, ``fits_in_memory`` those that also fit. :func:`pick_layout` keeps the fastest.
     With the rows of ``r`` in descending GPU count (:func:`best_layout`), a layout of ``t p`` GPUs
-    exists only in the first ``k`` rows (``n >= t p``): the rest are skipped, not computed.
+    exists only in the first ``k`` rows (``n >= t p``): the rest are skipped, not computed; where
+    fewer than half of those can host it (a tensor degree beyond most parts' scale-up domain),
+    it is computed on the rows that can only.
     """
     size = r.n.shape[0]
     descending = bool(np.all(r.n[:-1] >= r.n[1:]))
@@ -271,12 +273,19 @@ def candidate_layouts(r: _Rows) -> Iterator[tuple[Layout, _Rows, int | None]]:
             sub = r if k == size else _take(r, slice(0, k), size)
             dp = np.minimum(np.floor(sub.n / float(t * p)), sub.seqs)
             valid = (t <= sub.tp_cap) & (dp >= 1) & (p <= sub.layer_cap)
-            yield _layout_of(sub, t, p, dp, valid), sub, (None if k == size else k)
+            rows = None if k == size else k
+            if t * p > 1 and np.count_nonzero(valid) < k // 2:  # few rows host it: only those
+                rows = np.flatnonzero(valid)
+                if rows.size == 0:
+                    continue
+                sub, dp, valid = _take(sub, rows, k), dp[rows], valid[rows]
+            yield _layout_of(sub, t, p, dp, valid), sub, rows
 
 
-def _keep_better(best: list, layout: Layout, step: dict, rows: int | None) -> None:
-    """Fold one layout (computed on the first ``rows`` rows, None: all) into ``best`` = [layout,
-    step, score] in place (the first layout starts it and must cover every row)."""
+def _keep_better(best: list, layout: Layout, step: dict, rows) -> None:
+    """Fold one layout (computed on the first ``rows`` rows when an int, the rows ``rows`` when an
+    index array, all when None) into ``best`` = [layout, step, score] in place (the first layout
+    starts it and must cover every row)."""
     score = np.where(layout.fits_in_memory, step["step_s"], np.inf)
     fallback = np.where(layout.valid, _NO_FIT_SCORE + layout.memory_per_gpu_gb, np.inf)
     score = np.where(np.isfinite(score), score, fallback)
@@ -290,12 +299,17 @@ def _keep_better(best: list, layout: Layout, step: dict, rows: int | None) -> No
         copied = {f.name: own(getattr(layout, f.name)) for f in fields(Layout)}
         best[:] = [Layout(**copied), {k: own(v) for k, v in step.items()}, score]
         return
-    cut = slice(None) if rows is None else slice(0, rows)
-    better = np.flatnonzero(score < best[2][cut])  # the rows of cut (a prefix) it wins
+    if rows is None or isinstance(rows, (int, np.integer)):
+        cut = slice(None) if rows is None else slice(0, int(rows))
+        better = np.flatnonzero(score < best[2][cut])  # the rows of cut (a prefix) it wins
+        at = better
+    else:  # an index array
+        better = np.flatnonzero(score < best[2][rows])
+        at = rows[better]
     pairs = [(getattr(best[0], f.name), getattr(layout, f.name)) for f in fields(Layout)]
     pairs += [(best[1][k], step[k]) for k in best[1]] + [(best[2], score)]
     for dest, new in pairs:
-        dest[better] = np.broadcast_to(new, score.shape)[better]
+        dest[at] = np.broadcast_to(new, score.shape)[better]
 
 
 def pick_layout(
