@@ -105,6 +105,14 @@ def check_choice(name: str, value: Any, allowed: Iterable[str]) -> Any:
     return value
 
 
+def by_name(table: dict[str, Any], names) -> np.ndarray:
+    """``table[name]`` for every name of the array ``names`` (one per row), looked up once per
+    distinct name (a sweep repeats a handful): a float array. The names must be checked already
+    (:func:`check_choice`)."""
+    codes, uniques = pd.factorize(np.asarray(names, dtype=object).ravel())
+    return np.array([table[u] for u in uniques], float)[codes]
+
+
 def need_columns(name: str, df, columns) -> None:
     """Check that ``df`` is a DataFrame with every one of ``columns`` (the tables the guides'
     functions return, passed on to a chart or a summary)."""

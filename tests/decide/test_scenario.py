@@ -4,6 +4,7 @@ import json
 
 import pytest
 from decide_cases import BASE
+from framework_configs import NEMO_MIXTRAL_8X7B, TORCHTITAN_LLAMA3_8B
 from hf_configs import MIXTRAL_8X7B
 
 from workbook import Scenario, ScenarioError
@@ -112,3 +113,16 @@ def test_grid_intensity_accepts_its_range_and_true_is_not_a_number():
     assert Scenario(**BASE, grid_kg_co2e_per_kwh=1.5).grid_kg_co2e_per_kwh == 1.5
     with pytest.raises(ScenarioError, match="grid_kg_co2e_per_kwh"):
         Scenario(**BASE, grid_kg_co2e_per_kwh=True)
+
+
+def test_hf_config_takes_a_torchtitan_or_nemo_file(tmp_path):
+    """Scenario.hf_config accepts the three formats: the shape sets n_params."""
+    toml = tmp_path / "llama3_8b.toml"
+    toml.write_text(TORCHTITAN_LLAMA3_8B, encoding="utf-8")
+    base = {k: v for k, v in BASE.items() if k != "n_params"}
+    s = Scenario(**base, hf_config=str(toml))
+    assert s.n_params == 8_030_261_248
+    mix = tmp_path / "mixtral.yaml"
+    mix.write_text(NEMO_MIXTRAL_8X7B, encoding="utf-8")
+    m = Scenario(**base, hf_config=str(mix))
+    assert m.n_active_params == pytest.approx(12.88e9, rel=1e-3)

@@ -108,3 +108,28 @@ def test_the_layout_search_uses_the_memory_ledgers_zero_split(optimizer):
             r.seq_len, 1.0, r.d_model, r.n_layers, tp=r.tp, recompute=r.recompute
         )
         assert r.memory_per_gpu_gb == pytest.approx(states + act, rel=1e-12)
+
+
+def test_a_sweep_picks_the_same_layouts_as_each_row_alone():
+    """The layout search skips, per layout, the rows that cannot host it (too few GPUs, a tensor
+    degree beyond the part's scale-up domain) and computes the rest together: every row of a mixed
+    sweep (1-16,384 GPUs, PCIe cards, NVL72 racks, LoRA, ZeRO-3 sizes) gets exactly the layout and
+    step time it gets alone, where nothing is skipped."""
+    rows = [
+        (7e9, "h100-sxm", 1, "full"),
+        (70e9, "h100-sxm", 512, "full"),
+        (405e9, "gb200-nvl72", 4096, "full"),
+        (70e9, "gb200-nvl72", 72, "lora"),
+        (13e9, "l40s", 8, "full"),
+        (180e9, "b200-hgx", 16384, "full"),
+        (34e9, "mi300x", 64, "qlora"),
+        (7e9, "rtx-6000-ada", 2, "lora"),
+    ]
+    cfg = pd.DataFrame(
+        [dict(n_params=p, n_tokens=1e11, accelerator=a, n_gpus=g, method=m) for p, a, g, m in rows]
+    )
+    together = estimate_frame(cfg)
+    cols = ["tp", "pp", "dp", "zero_stage", "recompute", "memory_per_gpu_gb", "step_s"]
+    alone = pd.concat([estimate_frame(cfg.iloc[[i]]) for i in range(len(cfg))], ignore_index=True)
+    assert set(together["tp"]) >= {1, 8} and together["pp"].max() > 1
+    pd.testing.assert_frame_equal(together[cols], alone[cols], check_exact=True)

@@ -1,6 +1,7 @@
 """The sourced tables of ``data/``: schema, parsing, overrides and lookups."""
 
 from ..shipped import DATA_DIR
+from .bounded_yaml import YamlError, bounded_yaml
 from .lookup import (
     Catalog,
     accelerators,
@@ -22,7 +23,9 @@ __all__ = [
     "Override",
     "Table",
     "UnknownIdError",
+    "YamlError",
     "accelerators",
+    "bounded_yaml",
     "clear_cache",
     "kv_value_problem",
     "load_catalog",

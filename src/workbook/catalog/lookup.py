@@ -121,11 +121,15 @@ class Catalog:
 
     def param_by_accelerator(self, table: str, parameter: str) -> pd.Series:
         """A parameter for every accelerator id (global default where there is no specific row;
-        NaN if none)."""
-        return pd.Series(
-            {a: self._param_or_nan(table, parameter, a) for a in self.accelerator_ids},
-            name=parameter,
-        )
+        NaN if none). Built once per catalog and parameter (a catalog does not change after it
+        is built; overrides make a new one), a copy returned."""
+        cache = self.__dict__.setdefault("_param_by_accelerator_cache", {})
+        if (table, parameter) not in cache:
+            cache[table, parameter] = pd.Series(
+                {a: self._param_or_nan(table, parameter, a) for a in self.accelerator_ids},
+                name=parameter,
+            )
+        return cache[table, parameter].copy()
 
     def _param_or_nan(self, table, parameter, a):
         try:

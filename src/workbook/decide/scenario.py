@@ -15,7 +15,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..catalog import load_catalog
-from ..model import ModelShape, chinchilla_tokens, with_shape
+from ..model import chinchilla_tokens, read_model_config, with_shape
 from ..text import shown
 from .yamlsafe import YamlError, read_scenario_file, safe_json, safe_yaml
 
@@ -257,7 +257,8 @@ class Scenario(BaseModel):
         None,
         max_length=4096,
         description=(
-            "Path to the model's Hugging Face config.json (read offline, at most 1 MB): its exact "
+            "Path to the model's Hugging Face config.json, Megatron-LM / NeMo YAML (.yaml, .yml) "
+            "or torchtitan TOML (.toml), read offline, at most 1 MB: its exact "
             "shape (layers, width, heads, KV heads, FFN, vocabulary, experts) sets n_params and "
             "n_active_params when absent (given ones must agree within 1 %), and the FLOPs and "
             "activation memory of every option."
@@ -317,7 +318,8 @@ class Scenario(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _sizes_from_hf_config(cls, data):
-        """Read :attr:`hf_config` (exists, readable, JSON, <= 1 MB, the shape's keys) and fill in
+        """Read :attr:`hf_config` (:func:`workbook.model.read_model_config`: exists, readable,
+        <= 1 MB, the shape's keys) and fill in
         or check ``n_params`` / ``n_active_params`` from its exact shape."""
         path = data.get("hf_config") if isinstance(data, dict) else None
         if path is None:
@@ -332,7 +334,7 @@ class Scenario(BaseModel):
                     "n_layers": None,
                     "d_model": None,
                 },
-                ModelShape.from_hf_config(path),
+                read_model_config(path).shape,
             )
         except ValueError as e:
             raise ValueError(f"hf_config={shown(path)}: {e}") from None

@@ -11,60 +11,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import yaml
-
+from ..catalog import YamlError, bounded_yaml
 from ..text import shown
 
 #: The largest scenario file or text read [bytes]: a full scenario is under 2 kB.
 MAX_SCENARIO_BYTES = 100_000
 #: The deepest nesting of collections a scenario has: the mapping, and a list inside it.
 MAX_NESTING = 2
-
-
-class YamlError(ValueError):
-    """A scenario text or file that cannot be read safely (one line, what is wrong and where)."""
-
-
-class _BoundedLoader(yaml.SafeLoader):
-    """PyYAML's safe loader without aliases, with unique keys and bounded nesting."""
-
-    def __init__(self, stream):
-        super().__init__(stream)
-        self._depth = 0
-
-    def compose_node(self, parent, index):
-        if self.check_event(yaml.AliasEvent):
-            mark = self.peek_event().start_mark
-            raise YamlError(
-                f"line {mark.line + 1}: aliases (*name) are not allowed in a scenario; "
-                "write the value out"
-            )
-        collection = self.check_event(yaml.MappingStartEvent, yaml.SequenceStartEvent)
-        self._depth += collection
-        if self._depth > MAX_NESTING:
-            mark = self.peek_event().start_mark
-            raise YamlError(
-                f"line {mark.line + 1}: nested deeper than a scenario ({MAX_NESTING} levels: "
-                "field: value, or field: [a, b])"
-            )
-        try:
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= collection
-
-    def construct_mapping(self, node, deep=False):
-        seen = {}
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
-            if not isinstance(key, (str, int, float, bool)) or key is None:
-                raise YamlError(f"line {key_node.start_mark.line + 1}: a key must be a name")
-            if key in seen:
-                raise YamlError(
-                    f"line {key_node.start_mark.line + 1}: {shown(key)} appears twice (first on "
-                    f"line {seen[key]}); allowed: each field once"
-                )
-            seen[key] = key_node.start_mark.line + 1
-        return super().construct_mapping(node, deep=deep)
 
 
 def _check_size(text: str) -> None:
@@ -77,18 +30,16 @@ def _check_size(text: str) -> None:
 
 
 def safe_yaml(text: str):
-    """The YAML value of ``text`` (one document), read by the bounded loader; raises
-    :class:`YamlError` in one line."""
+    """The YAML value of ``text`` (one document), read by the bounded loader
+    (:func:`workbook.catalog.bounded_yaml`: no aliases, unique keys, :data:`MAX_NESTING` levels);
+    raises :class:`YamlError` in one line."""
     _check_size(text)
-    try:
-        return yaml.load(text, Loader=_BoundedLoader)  # noqa: S506 - a SafeLoader subclass
-    except yaml.MarkedYAMLError as e:
-        where = f"line {e.problem_mark.line + 1}: " if e.problem_mark else ""
-        raise YamlError(f"is not valid YAML: {where}{e.problem or e.context}") from None
-    except yaml.YAMLError as e:
-        raise YamlError(f"is not valid YAML: {shown(str(e))}") from None
-    except RecursionError:
-        raise YamlError("is nested too deeply to be a scenario") from None
+    return bounded_yaml(
+        text,
+        max_nesting=MAX_NESTING,
+        what="a scenario",
+        nesting_hint="field: value, or field: [a, b]",
+    )
 
 
 def _unique_pairs(pairs):

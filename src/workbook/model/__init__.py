@@ -3,6 +3,7 @@ pipeline over them. Arrays in, arrays out; other layers import from here."""
 
 from . import cost
 from .claims import ClaimCheck, check_claim, implied_peak_fraction
+from .config_files import ModelConfig, read_model_config
 from .configs import METHODS, PRECISIONS, assumption_values
 from .cost import (
     breakeven_runs_per_year,
@@ -53,12 +54,14 @@ __all__ = [
     "normal_cdf",
     "probability_within",
     "quantile_multiplier",
+    "read_model_config",
     "used_full_runs",
     "ATTENTION_CONVENTIONS",
     "CHINCHILLA_TOKENS_PER_PARAM",
     "ClaimCheck",
     "FROZEN_BASE_BYTES",
     "METHODS",
+    "ModelConfig",
     "ModelShape",
     "METHOD_FLOPS_PER_PARAM",
     "PRECISIONS",

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..catalog import Catalog, kv_value_problem, resolve_catalog
-from ..checks import check_choice, check_number
+from ..checks import by_name, check_choice, check_number
 from ..text import shown
 from . import flops as compute
 from .memory import STATE_BYTES
@@ -87,7 +87,7 @@ def per_accelerator(
     """An assumption per row's accelerator (the global ``default`` where there is no specific
     row)."""
     values = {a: catalog.param("assumptions", parameter, a) for a in pd.unique(ids)}
-    return pd.Series(ids, dtype=object).map(values).to_numpy(float)
+    return by_name(values, ids)
 
 
 def _column(df: pd.DataFrame, name: str) -> pd.Series:
@@ -101,7 +101,10 @@ def _column(df: pd.DataFrame, name: str) -> pd.Series:
         raise ValueError(
             f"configuration column {name!r} is required; columns given: {', '.join(df.columns)}"
         )
-    return pd.Series([default] * len(df), index=df.index)
+    filled = np.full(
+        len(df), default, dtype=object if default is None or isinstance(default, str) else None
+    )
+    return pd.Series(filled, index=df.index)
 
 
 #: The name columns and their allowed values, checked in this order.

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..checks import check_choice, check_number
+from ..checks import by_name, check_choice, check_number
 
 #: Attention-FLOP conventions, named by their source.
 ATTENTION_CONVENTIONS = {
@@ -74,7 +74,7 @@ def _per_row(table: dict[str, float], name: str, value):
     check_choice(name, value, table)
     if isinstance(value, str):
         return table[value]
-    return np.array([table[v] for v in np.asarray(value, dtype=object).ravel()], float)
+    return by_name(table, value)
 
 
 def attention_flops_per_token(n_layers, d_model, seq_len, attention="causal"):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..checks import check_choice, check_number
+from ..checks import by_name, check_choice, check_number
 from ..units import BITS_PER_BYTE, GB
 
 #: Bytes per parameter of each model-state term, by optimizer scheme.
@@ -54,9 +54,9 @@ def state_bytes_per_param(optimizer) -> dict[str, float | np.ndarray]:
     check_choice("optimizer", optimizer, STATE_BYTES)
     if isinstance(optimizer, str):
         return dict(STATE_BYTES[optimizer])
-    names = np.asarray(optimizer, object).ravel()
     return {
-        term: np.array([STATE_BYTES[o][term] for o in names], float) for term in ZERO_SHARDED_FROM
+        term: by_name({o: b[term] for o, b in STATE_BYTES.items()}, optimizer)
+        for term in ZERO_SHARDED_FROM
     }
 
 
@@ -67,6 +67,15 @@ def sharded_state_gb(n_params, state_bytes, *, zero_stage, dp, mp) -> dict[str, 
     ``state_bytes``: bytes per parameter by term (:func:`state_bytes_per_param`); ``mp``: model
     parallel degree ``tp x pp`` [GPUs]. Returns GB per GPU by term.
     """
+    if np.ndim(zero_stage) == 0:  # one stage for every row (the layout search): no np.where
+        return {
+            term: (
+                n_params * state_bytes[term] / dp / mp / GB
+                if zero_stage >= stage
+                else n_params * state_bytes[term] / mp / GB  # (x / 1.0 is x exactly)
+            )
+            for term, stage in ZERO_SHARDED_FROM.items()
+        }
     return {
         term: n_params * state_bytes[term] / np.where(zero_stage >= stage, dp, 1.0) / mp / GB
         for term, stage in ZERO_SHARDED_FROM.items()

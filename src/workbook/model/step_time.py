@@ -24,7 +24,7 @@ Whole-run goodput is :mod:`workbook.model.goodput`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, is_dataclass, replace
 from typing import Iterable, Iterator
 
 import numpy as np
@@ -122,10 +122,10 @@ class Layout:
     micro_batches: np.ndarray  #: sequences per replica per step [count]
 
 
-def _model_states_gb(work: Workload, mp: float, dp, act_sel, usable, adapter_gb):
+def _model_states_gb(work: Workload, full, mp: float, dp, act_sel, usable, adapter_gb):
     """ZeRO stage and model states per GPU [GB] of one (tp, pp) layout: the lowest stage whose
     states fit beside the selective-recompute activations (ZeRO-1, else ZeRO-3 / FSDP; ZeRO-0 for
-    a single replica); adapter fine-tunes keep ``adapter_gb``."""
+    a single replica); adapter fine-tunes (``full`` False) keep ``adapter_gb``."""
     n_params = work.n_params
 
     def states(stage: float):
@@ -135,28 +135,41 @@ def _model_states_gb(work: Workload, mp: float, dp, act_sel, usable, adapter_gb)
     z1 = states(1.0)
     zero_stage = np.where(dp <= 1, 0.0, np.where(z1 + act_sel <= usable, 1.0, 3.0))
     full_states = np.where(zero_stage == 3, states(3.0), np.where(zero_stage == 1, z1, states(0.0)))
-    return zero_stage, np.where(work.method == "full", full_states, adapter_gb)
+    return zero_stage, np.where(full, full_states, adapter_gb)
 
 
-def candidate_layouts(
-    work: Workload, hw: Hardware, *, tp_max: float, usable_fraction: float, lora_fraction: float
-) -> Iterator[Layout]:
-    """Yield every (tensor, pipeline, data)-parallel layout worth trying.
+@dataclass(frozen=True)
+class _Rows:
+    """What the layout search needs per configuration and no layout changes, computed once
+    (:func:`_search_rows`); :func:`_take` cuts it to the rows a layout exists for."""
 
-    For each tensor-parallel degree ``t`` (inside the scale-up domain, at most ``tp_max``) and
-    pipeline degree ``p``: ``dp = floor(n / (t p))`` replicas (at most one sequence each per step,
-    ``dp <= G / seq_len``), the lowest ZeRO stage whose model states fit (ZeRO-1, else ZeRO-3 /
-    FSDP), and selective recompute, else full recompute. ``valid`` marks layouts that exist for a
-    row, ``fits_in_memory`` those that also fit. :func:`pick_layout` keeps the fastest.
-    ``usable_fraction``: share of HBM a job can use; ``lora_fraction``: trainable share of an
-    adapter fine-tune's parameters.
-    """
-    n = work.n_gpus.astype(float)
-    usable = hw.memory_gb * usable_fraction
+    work: Workload
+    eff: Efficiencies
+    n: np.ndarray  #: GPUs in the job [count]
+    usable: np.ndarray  #: usable HBM per GPU [GB]
+    tp_cap: np.ndarray  #: largest tensor-parallel degree (the scale-up domain, tp_max) [GPUs]
+    layer_cap: np.ndarray  #: largest pipeline degree (the layers, at least 1) [stages]
+    seqs: np.ndarray  #: sequences per optimizer step [count]
+    base_bytes: np.ndarray  #: frozen-base bytes per parameter (0 for a full fine-tune) [B]
+    full: np.ndarray  #: the row trains every weight (method "full")
+    act: dict  #: activations per GPU [GB] by (tp, "selective" / "full")
+    local_bw: np.ndarray  #: scale-up (or PCIe) bandwidth per GPU [B/s] (:func:`_local_links`)
+    local_group: np.ndarray  #: GPUs sharing it [count]
+    fabric_bw: np.ndarray  #: scale-out bandwidth per GPU [B/s]
+    rate: np.ndarray  #: achieved matmul rate per GPU [FLOP/s]
+    bw: np.ndarray  #: achieved HBM bandwidth per GPU [B/s]
+    step_flops: np.ndarray  #: FLOPs per token x tokens per step (before recompute) [FLOP]
+    step_traffic: np.ndarray  #: HBM bytes per step outside the matmuls [B]
+    grad_bytes: np.ndarray  #: bytes of all gradients (n_params x bytes per gradient) [B]
+    lora_fraction: float  #: trainable share of an adapter fine-tune's parameters
+
+
+def _search_rows(
+    work: Workload, hw: Hardware, eff: Efficiencies, usable_fraction, tp_max, lora_fraction
+) -> _Rows:
+    """The layout-independent inputs of :func:`candidate_layouts` and :func:`step_time` (the same
+    expressions, in the same order, as per layout before: the results are bit-identical)."""
     domain = hw.scale_up_domain_gpus
-    tp_cap = np.maximum(1.0, np.minimum(tp_max, np.where(domain > 1, domain, 1.0)))
-    seqs = np.maximum(1.0, np.floor(work.global_batch_tokens / work.seq_len))
-    base_bytes = frozen_base_bytes(work.method)
     act = {
         (t, rc): activation_memory_gb(
             work.seq_len,
@@ -170,65 +183,145 @@ def candidate_layouts(
         for rc in ("selective", "full")
         for t in TP_CHOICES
     }
-    for t in TP_CHOICES:
-        for p in PP_CHOICES:
-            mp = float(t * p)
-            dp = np.minimum(np.floor(n / mp), seqs)
-            valid = (t <= tp_cap) & (dp >= 1) & (p <= np.maximum(1.0, np.floor(work.n_layers)))
-            dp = np.maximum(dp, 1.0)
-            n_used = np.minimum(n, mp * dp)
-            act_sel = act[t, "selective"]
-            adapter = adapter_state_gb(
-                work.n_params, base_bytes, trainable_fraction=lora_fraction, shard=n_used
-            )
-            zero_stage, states = _model_states_gb(work, mp, dp, act_sel, usable, adapter)
-            recompute = np.where(states + act_sel <= usable, 0.0, 1.0)
-            activations = np.where(recompute == 1, act[t, "full"], act_sel)
-            mem = states + activations
-            yield Layout(
-                tp=np.full(n.shape, float(t)),
-                pp=np.full(n.shape, float(p)),
-                dp=dp,
-                n_used=n_used,
-                zero_stage=zero_stage,
-                recompute=recompute,
-                state_gb=states,
-                activation_gb=activations,
-                memory_per_gpu_gb=mem,
-                fits_in_memory=valid & (mem <= usable),
-                valid=valid,
-                micro_batches=np.maximum(1.0, seqs / dp),
-            )
-
-
-def _choose(better, new: Layout, old: Layout) -> Layout:
-    return Layout(
-        **{
-            f.name: np.where(better, getattr(new, f.name), getattr(old, f.name))
-            for f in fields(Layout)
-        }
+    G = work.global_batch_tokens
+    n = work.n_gpus.astype(float)
+    return _Rows(
+        # what the search reads of them (the rest is folded into the arrays below, so that
+        # best_layout's reordering of the rows does not copy it)
+        work=replace(work, method=None, flops_per_token=None, seq_len=None, n_gpus=None),
+        eff=replace(eff, gemm=None, precision_ratio=None),
+        n=n,
+        usable=hw.memory_gb * usable_fraction,
+        tp_cap=np.maximum(1.0, np.minimum(tp_max, np.where(domain > 1, domain, 1.0))),
+        layer_cap=np.maximum(1.0, np.floor(work.n_layers)),
+        seqs=np.maximum(1.0, np.floor(G / work.seq_len)),
+        base_bytes=np.asarray(frozen_base_bytes(work.method), float),
+        full=np.asarray(work.method == "full", bool),
+        act=act,
+        **dict(zip(("local_bw", "local_group", "fabric_bw"), _local_links(hw, eff))),
+        rate=hw.peak_tflops * TERA * eff.gemm * eff.precision_ratio,
+        bw=hw.memory_bw_tbps * TERA * eff.memory_bw,
+        step_flops=work.flops_per_token * G,
+        step_traffic=eff.memory_traffic * G * work.n_layers * work.d_model,
+        grad_bytes=work.n_params * work.state_bytes["grads"],
+        lora_fraction=lora_fraction,
     )
 
 
+def _take(obj, rows, n: int):
+    """``obj`` (a dataclass of per-row arrays, dicts of them and scalars, nested) at ``rows`` (an
+    index array or a slice)."""
+    if isinstance(obj, dict):
+        return {k: _take(v, rows, n) for k, v in obj.items()}
+    if isinstance(obj, np.ndarray):
+        return obj[rows] if obj.shape == (n,) else obj
+    if is_dataclass(obj):
+        return replace(obj, **{f.name: _take(getattr(obj, f.name), rows, n) for f in fields(obj)})
+    return obj
+
+
+def _layout_of(r: _Rows, t: int, p: int, dp, valid) -> Layout:
+    """The (``t``, ``p``) layout of the rows of ``r``: ZeRO stage, recompute and memory."""
+    mp = float(t * p)
+    dp = np.maximum(dp, 1.0)
+    n_used = np.minimum(r.n, mp * dp)
+    act_sel = r.act[t, "selective"]
+    adapter = adapter_state_gb(
+        r.work.n_params, r.base_bytes, trainable_fraction=r.lora_fraction, shard=n_used
+    )
+    zero_stage, states = _model_states_gb(r.work, r.full, mp, dp, act_sel, r.usable, adapter)
+    recompute = np.where(states + act_sel <= r.usable, 0.0, 1.0)
+    activations = np.where(recompute == 1, r.act[t, "full"], act_sel)
+    mem = states + activations
+    return Layout(
+        tp=np.full(r.n.shape, float(t)),
+        pp=np.full(r.n.shape, float(p)),
+        dp=dp,
+        n_used=n_used,
+        zero_stage=zero_stage,
+        recompute=recompute,
+        state_gb=states,
+        activation_gb=activations,
+        memory_per_gpu_gb=mem,
+        fits_in_memory=valid & (mem <= r.usable),
+        valid=valid,
+        micro_batches=np.maximum(1.0, r.seqs / dp),
+    )
+
+
+def candidate_layouts(r: _Rows) -> Iterator[tuple[Layout, _Rows, int | np.ndarray | None]]:
+    """Yield every (tensor, pipeline, data)-parallel layout worth trying, with the rows it is
+    computed on (``None``: all; an int ``k``: the first ``k``; an index array: those rows).
+
+    For each tensor-parallel degree ``t`` (inside the scale-up domain, at most ``tp_max``) and
+    pipeline degree ``p``: ``dp = floor(n / (t p))`` replicas (at most one sequence each per step,
+    ``dp <= G / seq_len``), the lowest ZeRO stage whose model states fit (ZeRO-1, else ZeRO-3 /
+    FSDP), and selective recompute, else full recompute. ``valid`` marks layouts that exist for a
+    row, ``fits_in_memory`` those that also fit. :func:`pick_layout` keeps the fastest.
+    With the rows of ``r`` in descending GPU count (:func:`best_layout`), a layout of ``t p`` GPUs
+    exists only in the first ``k`` rows (``n >= t p``): the rest are skipped, not computed; where
+    fewer than half of those can host it (a tensor degree beyond most parts' scale-up domain),
+    it is computed on the rows that can only.
+    """
+    size = r.n.shape[0]
+    descending = bool(np.all(r.n[:-1] >= r.n[1:]))
+    for t in TP_CHOICES:
+        for p in PP_CHOICES:
+            k = int(np.count_nonzero(r.n >= t * p)) if descending else size
+            if k == 0:
+                continue
+            sub = r if k == size else _take(r, slice(0, k), size)
+            dp = np.minimum(np.floor(sub.n / float(t * p)), sub.seqs)
+            valid = (t <= sub.tp_cap) & (dp >= 1) & (p <= sub.layer_cap)
+            rows = None if k == size else k
+            if t * p > 1 and np.count_nonzero(valid) < k // 2:  # few rows host it: only those
+                rows = np.flatnonzero(valid)
+                if rows.size == 0:
+                    continue
+                sub, dp, valid = _take(sub, rows, k), dp[rows], valid[rows]
+            yield _layout_of(sub, t, p, dp, valid), sub, rows
+
+
+def _keep_better(best: list, layout: Layout, step: dict, rows) -> None:
+    """Fold one layout (computed on the first ``rows`` rows when an int, the rows ``rows`` when an
+    index array, all when None) into ``best`` = [layout, step, score] in place (the first layout
+    starts it and must cover every row)."""
+    score = np.where(layout.fits_in_memory, step["step_s"], np.inf)
+    fallback = np.where(layout.valid, _NO_FIT_SCORE + layout.memory_per_gpu_gb, np.inf)
+    score = np.where(np.isfinite(score), score, fallback)
+    if best[0] is None:
+        if rows is not None:
+            raise ValueError("the first layout must cover every configuration")
+
+        def own(x):  # a writable copy, one element per row (a scalar broadcast)
+            return np.array(np.broadcast_to(x, score.shape))
+
+        copied = {f.name: own(getattr(layout, f.name)) for f in fields(Layout)}
+        best[:] = [Layout(**copied), {k: own(v) for k, v in step.items()}, score]
+        return
+    if rows is None or isinstance(rows, (int, np.integer)):
+        cut = slice(None) if rows is None else slice(0, int(rows))
+        better = np.flatnonzero(score < best[2][cut])  # the rows of cut (a prefix) it wins
+        at = better
+    else:  # an index array
+        better = np.flatnonzero(score < best[2][rows])
+        at = rows[better]
+    pairs = [(getattr(best[0], f.name), getattr(layout, f.name)) for f in fields(Layout)]
+    pairs += [(best[1][k], step[k]) for k in best[1]] + [(best[2], score)]
+    for dest, new in pairs:
+        dest[at] = np.broadcast_to(new, score.shape)[better]
+
+
 def pick_layout(
-    layouts_and_steps: Iterable[tuple[Layout, dict[str, np.ndarray]]],
+    layouts_and_steps: Iterable[tuple],
 ) -> tuple[Layout, dict[str, np.ndarray]]:
     """Keep, per row, the fastest layout that fits in memory; where none fits, a valid layout (the
-    first in search order, see :data:`_NO_FIT_SCORE`)."""
-    best_layout, best_step = None, None
-    for layout, step in layouts_and_steps:
-        score = np.where(layout.fits_in_memory, step["step_s"], np.inf)
-        fallback = np.where(layout.valid, _NO_FIT_SCORE + layout.memory_per_gpu_gb, np.inf)
-        score = np.where(np.isfinite(score), score, fallback)
-        if best_layout is None:
-            best_layout, best_step, best_score = layout, dict(step), score
-            continue
-        better = score < best_score
-        best_layout = _choose(better, layout, best_layout)
-        for k in best_step:
-            best_step[k] = np.where(better, step[k], best_step[k])
-        best_score = np.where(better, score, best_score)
-    return best_layout, best_step
+    first in search order, see :data:`_NO_FIT_SCORE`). Items: ``(layout, step)`` over every row,
+    or ``(layout, step, rows)`` computed on the rows ``rows`` only."""
+    best = [None, None, None]
+    for layout, step, *rows in layouts_and_steps:
+        _keep_better(best, layout, step, rows[0] if rows else None)
+    return best[0], best[1]
 
 
 def _local_links(hw: Hardware, eff: Efficiencies):
@@ -249,30 +342,28 @@ def _local_links(hw: Hardware, eff: Efficiencies):
     return local_bw, local_group, fabric_bw
 
 
-def _dp_comm_s(work: Workload, layout: Layout, local_bw, local_group, fabric_bw):
+def _dp_comm_s(r: _Rows, layout: Layout):
     """Data-parallel gradient reduction [s], hierarchical: reduce-scatter inside the local group,
     all-reduce of the 1/g slice across groups over each GPU's share of the fabric."""
     t, p, dp = layout.tp, layout.pp, layout.dp
-    full = work.method == "full"
-    grad_bytes = work.state_bytes["grads"]
-    shard_bytes = np.where(full, work.n_params * grad_bytes / (t * p), work.n_params * 0.0)
+    shard_bytes = np.where(r.full, r.grad_bytes / (t * p), 0.0)
     volume = np.where(layout.zero_stage >= 3, ZERO3_COMM_VOLUME, 1.0)
-    g = np.maximum(1.0, np.minimum(dp, np.floor(local_group / t)))
+    g = np.maximum(1.0, np.minimum(dp, np.floor(r.local_group / t)))
     groups = np.maximum(1.0, dp / g)
-    intra = np.where(g > 1, 2.0 * shard_bytes * (g - 1) / g / local_bw, 0.0)
-    inter = np.where(groups > 1, 2.0 * (shard_bytes / g) * (groups - 1) / groups / fabric_bw, 0.0)
+    intra = np.where(g > 1, 2.0 * shard_bytes * (g - 1) / g / r.local_bw, 0.0)
+    inter = np.where(groups > 1, 2.0 * (shard_bytes / g) * (groups - 1) / groups / r.fabric_bw, 0.0)
     return volume * (intra + inter)
 
 
-def _tp_comm_s(work: Workload, layout: Layout, local_bw, local_group, fabric_bw):
+def _tp_comm_s(r: _Rows, layout: Layout):
     """Tensor-parallel all-reduces [s] of one replica's share of the step, over the local link
     when the tensor-parallel group fits in the local group, else over the fabric."""
     t, p, dp = layout.tp, layout.pp, layout.dp
-    tp_link = np.where(t <= local_group, local_bw, fabric_bw)
-    tokens_layers = (work.global_batch_tokens / dp) * (work.n_layers / p)
+    tp_link = np.where(t <= r.local_group, r.local_bw, r.fabric_bw)
+    tokens_layers = (r.work.global_batch_tokens / dp) * (r.work.n_layers / p)
     return np.where(
         t > 1,
-        tokens_layers * TP_BYTES_PER_TOKEN_LAYER_DMODEL * work.d_model * (t - 1) / t / tp_link,
+        tokens_layers * TP_BYTES_PER_TOKEN_LAYER_DMODEL * r.work.d_model * (t - 1) / t / tp_link,
         0.0,
     )
 
@@ -291,26 +382,22 @@ STEP_COLUMNS = (
 )
 
 
-def step_time(
-    work: Workload, hw: Hardware, eff: Efficiencies, layout: Layout
-) -> dict[str, np.ndarray]:
-    """Seconds per optimizer step and its components [s] (dict of arrays, in column order)."""
-    G, n_used, p = work.global_batch_tokens, layout.n_used, layout.pp
+def step_time(r: _Rows, layout: Layout) -> dict[str, np.ndarray]:
+    """Seconds per optimizer step and its components [s] (dict of arrays, in column order) of the
+    rows of ``r`` (:func:`_search_rows`) in ``layout``."""
+    eff, n_used, p = r.eff, layout.n_used, layout.pp
     recompute_overhead = np.where(
         layout.recompute == 1, eff.full_recompute_overhead, eff.selective_recompute_overhead
     )
-    rate = hw.peak_tflops * TERA * eff.gemm * eff.precision_ratio
-    matmul = work.flops_per_token * G * (1.0 + recompute_overhead) / (n_used * rate)
-    bw = hw.memory_bw_tbps * TERA * eff.memory_bw
-    memory = eff.memory_traffic * G * work.n_layers * work.d_model / (n_used * bw)
-    optimizer = 2.0 * layout.state_gb * GB / bw
+    matmul = r.step_flops * (1.0 + recompute_overhead) / (n_used * r.rate)
+    memory = r.step_traffic / (n_used * r.bw)
+    optimizer = 2.0 * layout.state_gb * GB / r.bw
 
-    links = _local_links(hw, eff)
-    dp_comm = _dp_comm_s(work, layout, *links)
+    dp_comm = _dp_comm_s(r, layout)
     dp_exposed = np.maximum(0.0, dp_comm - eff.dp_overlap * (BACKWARD_SHARE * (matmul + memory)))
-    tp_exposed = (1.0 - eff.tp_overlap) * _tp_comm_s(work, layout, *links)
+    tp_exposed = (1.0 - eff.tp_overlap) * _tp_comm_s(r, layout)
 
-    v = np.maximum(1.0, np.minimum(eff.virtual_stages, np.floor(work.n_layers / p)))
+    v = np.maximum(1.0, np.minimum(eff.virtual_stages, np.floor(r.work.n_layers / p)))
     bubble = (p - 1.0) / (v * layout.micro_batches) * (matmul + memory + tp_exposed)
     total = (matmul + memory + optimizer + dp_exposed + tp_exposed + bubble) / eff.derate
     return {
@@ -336,8 +423,14 @@ def best_layout(
     lora_fraction: float,
 ) -> tuple[Layout, dict[str, np.ndarray]]:
     """The fastest layout of every configuration that fits (:func:`pick_layout` over
-    :func:`candidate_layouts`) and its step time."""
-    layouts = candidate_layouts(
-        work, hw, tp_max=tp_max, usable_fraction=usable_fraction, lora_fraction=lora_fraction
-    )
-    return pick_layout((lay, step_time(work, hw, eff, lay)) for lay in layouts)
+    :func:`candidate_layouts`) and its step time. ``usable_fraction``: share of HBM a job can
+    use; ``lora_fraction``: trainable share of an adapter fine-tune's parameters."""
+    r = _search_rows(work, hw, eff, usable_fraction, tp_max, lora_fraction)
+    size = r.n.shape[0]
+    order = np.argsort(-r.n, kind="stable")  # descending GPU count: candidate_layouts skips rows
+    r = _take(r, order, size)
+    steps = ((lay, step_time(sub, lay), rows) for lay, sub, rows in candidate_layouts(r))
+    layout, step = pick_layout(steps)
+    back = np.empty_like(order)
+    back[order] = np.arange(size)
+    return _take(layout, back, size), _take(step, back, size)
