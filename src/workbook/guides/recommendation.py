@@ -39,7 +39,7 @@ FIELDS = [
     ),
     Control("time_factor", "Your stack's time vs the engine [x]", "float", 0.5, 3, 0.05),
     Control("budget_usd", "Budget, first year [$M]", "log", 0.1, 1000, scale=MEGA),
-    Control("deadline_days", "Deadline [days, lead time included]", "int", 7, 730),
+    Control("deadline_days", "Deadline [days]", "int", 7, 730),
     Control("runs_per_year", "Runs per year", "float", 0.25, 12, 0.25),
     Control("cooling", "Cooling", "choice", options=("air", "liquid")),
     Control("site_power_kw", "Site power [kW]", "log", 10, 1e5),
@@ -47,6 +47,15 @@ FIELDS = [
     Control("team_size", "ML team size [people]", "int", 1, 500),
     Control("platform_engineers", "Platform engineers", "int", 0, 100),
     Control("rocm_experience", "Team has shipped on ROCm", "bool"),
+]
+#: Columns of the nearest options shown when nothing is feasible.
+NEAREST_COLUMNS = [
+    "accelerator",
+    "n_gpus",
+    "acquisition",
+    "time_to_result_days",
+    "first_year_cost_usd",
+    "failed",
 ]
 #: Workloads of full training, for the method notebook 01 hands on.
 FULL_WORKLOADS = ("pretrain", "continued-pretrain", "full-finetune")
@@ -122,7 +131,11 @@ def recommendation_guide(
                 for k in v
             ]
         )
-        parts = [("Why", rec.reasons), ("The pick and the runners-up", _options_table(rec))]
+        if rec.top is not None:
+            shown = ("The pick and the runners-up", _options_table(rec))
+        else:
+            shown = ("The nearest options and what they fail on", rec.nearest[NEAREST_COLUMNS])
+        parts = [("Why", rec.reasons), shown]
         if not rec.pareto.empty:
             parts.append(("Time against cost (the frontier)", frontier_chart(rec)))
         parts.append(("Where each value came from", origin))
