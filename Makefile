@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: app lab test venv validate bench report clean
+.PHONY: app lab guide test venv validate bench report clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -20,6 +20,12 @@ app: $(STAMP)
 # The notebooks for analysts, in JupyterLab on 127.0.0.1 (LAB_PORT=8890 for another port).
 lab: $(STAMP)
 	$(BIN)/jupyter lab --ip=127.0.0.1 --port=$${LAB_PORT:-8888} --LabApp.news_url=None notebooks/
+
+# One guided notebook as its own Voila page, offline: make guide NB=04_power_and_cooling
+# (http://127.0.0.1:8870, PORT=8871 for another port).
+guide: $(STAMP)
+	$(BIN)/python -c "from workbook.present.app.serve import build_offline_template as b; b()"
+	JUPYTER_PATH=$(CURDIR)/build/share/jupyter $(BIN)/voila notebooks/$${NB:?NB=name of a notebook}.ipynb --port=$${PORT:-8870} --Voila.port_retries=0
 
 test: $(STAMP)
 	$(BIN)/ruff check src tests tools notebooks

@@ -15,7 +15,8 @@ Fixtures (a test module loads them with ``pytest_plugins = ["browser"]``):
 * ``page``             function scope: a fresh page whose outside requests are blocked and recorded.
 
 Helpers: :func:`wait_for_text`, :func:`screenshot`, :func:`start_voila` (a context manager, also
-used by ``tools/bench_app.py``), :func:`launch_chromium`, :func:`block_outside`.
+used by ``tools/bench_app.py``), :func:`jupyter_lab` (a context manager), :func:`launch_chromium`,
+:func:`block_outside`.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import re
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.error
@@ -149,6 +151,41 @@ def start_voila(
         yield server
     finally:
         _stop(proc)
+
+
+# --- JupyterLab ---------------------------------------------------------------------------------
+@contextlib.contextmanager
+def jupyter_lab(root: Path, port: int | None = None):
+    """JupyterLab serving ``root`` on 127.0.0.1 (``port``, or ``WORKBOOK_LAB_PORT``, or a free
+    one), no token, a fresh workspace; yields its URL. The kernels inherit the environment
+    (an absolute ``PYTHONPATH`` imports this checkout)."""
+    port = port or int(os.environ.get("WORKBOOK_LAB_PORT") or 0) or free_port()
+    cmd = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        f"--port={port}",
+        "--ip=127.0.0.1",
+        "--IdentityProvider.token=",
+        "--LabApp.news_url=None",
+        f"--ServerApp.root_dir={root}",
+        f"--LabApp.workspaces_dir={root / '.workspaces'}",
+        *(["--allow-root"] if os.geteuid() == 0 else []),
+    ]
+    log = (root / "lab.log").open("w")
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + 90
+        while not _answers(url + "api"):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"JupyterLab did not start: {(root / 'lab.log').read_text()[-2000:]}")
+            time.sleep(0.5)
+        yield url
+    finally:
+        _stop(proc)
+        log.close()
 
 
 # --- the browser ---------------------------------------------------------------------------------

@@ -5,56 +5,19 @@ MathJax's ignore classes. A markdown cell with real TeX beside it shows MathJax 
 
 from __future__ import annotations
 
-import contextlib
-import os
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import nbformat
 import pytest
 
 pytest.register_assert_rewrite("browser")
-from browser import _answers, _stop, free_port, needs_chromium  # noqa: E402
+from browser import jupyter_lab, needs_chromium  # noqa: E402
 
 pytest_plugins = ["browser"]
 pytestmark = needs_chromium
 
 REPO = Path(__file__).resolve().parents[2]
 CONTROL = "Control: $x^2$ is TeX."
-
-
-@contextlib.contextmanager
-def jupyter_lab(root: Path):
-    """JupyterLab serving ``root`` on a free 127.0.0.1 port, no token, a fresh workspace."""
-    port = free_port()
-    cmd = [
-        sys.executable,
-        "-m",
-        "jupyterlab",
-        "--no-browser",
-        f"--port={port}",
-        "--ip=127.0.0.1",
-        "--IdentityProvider.token=",
-        "--LabApp.news_url=None",
-        f"--ServerApp.root_dir={root}",
-        f"--LabApp.workspaces_dir={root / '.workspaces'}",
-        *(["--allow-root"] if os.geteuid() == 0 else []),
-    ]
-    log = (root / "lab.log").open("w")
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        deadline = time.monotonic() + 90
-        while not _answers(url + "api"):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"JupyterLab did not start: {(root / 'lab.log').read_text()[-2000:]}")
-            time.sleep(0.5)
-        yield url
-    finally:
-        _stop(proc)
-        log.close()
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""The seven guided notebooks (``notebooks/0*.ipynb``): they exist, they are thin, and the outputs
+"""The eight guided notebooks (``notebooks/0*.ipynb``): they exist, they are thin, and the outputs
 nbval compares are stored and deterministic. nbval itself executes them
 (``pytest notebooks/0*.ipynb``, pyproject's addopts); ``tools/refresh_outputs.py`` stores the
 outputs."""
@@ -13,10 +13,34 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 GUIDES = sorted(p.name for p in (ROOT / "notebooks").glob("0*.ipynb"))
+#: The widget-driven guides (issue 17): one panel of workbook.guides each, its charts inside it.
+PANELS = {
+    "01_model_sizing_and_memory.ipynb": "memory_guide(",
+    "02_speed_and_efficiency.ipynb": "speed_guide(",
+    "03_rent_vs_buy.ipynb": "rent_vs_buy_guide(",
+    "04_power_and_cooling.ipynb": "power_guide(",
+    "05_team_and_software_risk.ipynb": "team_guide(",
+    "08_your_recommendation.ipynb": "recommendation_guide(",
+}
 
 
-def test_seven_guides_exist():
-    assert len(GUIDES) == 7
+def test_eight_guides_exist():
+    assert len(GUIDES) == 8
+    assert set(PANELS) <= set(GUIDES)
+
+
+@pytest.mark.parametrize("name", sorted(PANELS))
+def test_widget_guides_build_one_panel_from_their_parameters(name):
+    """One cell builds the panel from the parameters and shows it; the summary prints what the
+    panel shows (``panel.result``), and the choices file is a parameter."""
+    nb = nbformat.read(ROOT / "notebooks" / name, as_version=4)
+    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    panel = [s for s in code if PANELS[name] in s]
+    assert len(panel) == 1 and panel[0].startswith(("panel = ", "scenario = "))
+    assert panel[0].rstrip().endswith("\npanel")
+    summary = next(s for s in code if s.startswith("# NBVAL_CHECK_OUTPUT"))
+    assert "panel.result" in summary
+    assert "choices_file" in papermill.inspect_notebook(str(ROOT / "notebooks" / name))
 
 
 @pytest.mark.parametrize("name", sorted(GUIDES))
