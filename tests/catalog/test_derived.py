@@ -116,8 +116,8 @@ def test_the_recommendation_uses_the_recomputed_reservation():
 def test_a_stated_value_that_disagrees_with_its_formula_is_refused():
     tables = {k: v.copy() for k, v in load_catalog().tables.items()}
     p = tables["prices"]
-    p.loc[p["price_id"] == "h100-sxm-r1y-derived-2026-05", OD] = 1.9
-    with pytest.raises(CatalogError, match=r"states 1.9 but its formula .* gives 1.74"):
+    p.loc[p["price_id"] == "h200-sxm-r1y-derived-2026-05", OD] = 1.9
+    with pytest.raises(CatalogError, match=r"states 1.9 but its formula .* gives 2.36"):
         check_derivations(tables)
 
 
@@ -137,7 +137,7 @@ def test_a_formula_naming_a_missing_price_is_refused():
             [
                 Override(
                     "price_derivations",
-                    "h100-sxm-r1y-derived-2026-05",
+                    "h200-sxm-r1y-derived-2026-05",
                     "formula",
                     "h100-sxm:rent-spotty * 0.5",
                 )
