@@ -1,8 +1,9 @@
 """Derived prices follow overrides (workbook.catalog.derived; issue 14, part 4).
 
 Expected values are hand-computed from the shipped rows: H100 default on-demand 2.95, purchase
-27,500; Gaudi 3 purchase 15,625; B200 on-demand 5.25; the discounts 0.41 (1 year) and 0.64 (3
-years) of data/assumptions.csv; signwl's GB200 / B200 ratio 12.47 / 7.52.
+27,500, 1-year contract 2.35 (published); H200 on-demand 4.00; Gaudi 3 purchase 15,625; B200
+on-demand 5.25; the discounts 0.41 (1 year) and 0.64 (3 years) of data/assumptions.csv; signwl's
+GB200 / B200 ratio 12.47 / 7.52.
 """
 
 import pytest
@@ -20,48 +21,58 @@ def _od(acc, value, source="our quote"):
 
 
 def test_shipped_derived_prices_are_their_stated_values():
+    """H100: the published 1-year contract (SemiAnalysis, Mar 2026) 2.35 and the 3-year derived
+    from it, 2.35 x 0.36 / 0.59 = 1.43; H200: both from its on-demand 4.00 (x 0.59, x 0.36)."""
     cat = load_catalog()
-    assert cat.price("h100-sxm", "rent-reserved-1y") == 1.74
-    assert cat.price("h100-sxm", "rent-reserved-3y") == 1.06
+    assert cat.price("h100-sxm", "rent-reserved-1y") == 2.35
+    assert cat.price("h100-sxm", "rent-reserved-3y") == 1.43
+    assert cat.price("h200-sxm", "rent-reserved-1y") == 2.36
+    assert cat.price("h200-sxm", "rent-reserved-3y") == 1.44
     assert cat.derived == [] and cat.snapshot()["derived"] == []
 
 
-def test_h100_on_demand_override_moves_the_reservations_below_it():
-    cat = load_catalog().with_overrides([_od("h100-sxm", 1.20)])
-    assert cat.price("h100-sxm", "rent-reserved-1y") == pytest.approx(1.20 * (1 - 0.41))  # 0.708
-    assert cat.price("h100-sxm", "rent-reserved-3y") == pytest.approx(1.20 * (1 - 0.64))  # 0.432
-    assert cat.price("h100-sxm", "rent-reserved-1y") < cat.price("h100-sxm", "rent-on-demand")
-    # Gaudi 3's rent is estimated from the H100's: 1.20 x 15,625 / 27,500 = 0.6818
-    assert cat.price("gaudi3", "rent-on-demand") == pytest.approx(1.20 * 15625 / 27500)
+def test_h200_on_demand_override_moves_the_reservations_below_it():
+    cat = load_catalog().with_overrides([_od("h200-sxm", 2.00)])
+    assert cat.price("h200-sxm", "rent-reserved-1y") == pytest.approx(2.00 * (1 - 0.41))  # 1.18
+    assert cat.price("h200-sxm", "rent-reserved-3y") == pytest.approx(2.00 * (1 - 0.64))  # 0.72
+    assert cat.price("h200-sxm", "rent-reserved-1y") < cat.price("h200-sxm", "rent-on-demand")
     # Other accelerators' derived prices do not move.
     assert cat.price("b200-hgx", "rent-reserved-1y") == 3.1
 
 
-def test_snapshot_lists_the_override_and_the_derived_values_it_moved():
+def test_h100_on_demand_override_moves_the_estimates_from_it_not_the_published_contract():
+    """Gaudi 3's rent is estimated from the H100's: 1.20 x 15,625 / 27,500 = 0.6818; the H100's
+    1-year contract is a published price (no formula), and its 3-year follows that."""
     cat = load_catalog().with_overrides([_od("h100-sxm", 1.20)])
+    assert cat.price("gaudi3", "rent-on-demand") == pytest.approx(1.20 * 15625 / 27500)
+    assert cat.price("h100-sxm", "rent-reserved-1y") == 2.35
+    assert cat.price("h100-sxm", "rent-reserved-3y") == 1.43
+    one_year = Override("prices", "h100-sxm:rent-reserved-1y", OD, "2.00", "our quote")
+    quoted = load_catalog().with_overrides([one_year])
+    assert quoted.price("h100-sxm", "rent-reserved-3y") == pytest.approx(2.00 * 0.36 / 0.59)
+
+
+def test_snapshot_lists_the_override_and_the_derived_values_it_moved():
+    cat = load_catalog().with_overrides([_od("h200-sxm", 2.00)])
     moved = {d["price_id"]: d for d in cat.snapshot()["derived"]}
-    assert set(moved) == {
-        "h100-sxm-r1y-derived-2026-05",
-        "h100-sxm-r3y-derived-2026-05",
-        "gaudi3-od-estimate",
-    }
-    assert moved["h100-sxm-r1y-derived-2026-05"]["from"] == 1.74
+    assert set(moved) == {"h200-sxm-r1y-derived-2026-05", "h200-sxm-r3y-derived-2026-05"}
+    assert moved["h200-sxm-r1y-derived-2026-05"]["from"] == 2.36
     line = snapshot_line(cat.snapshot())
-    assert "prices:h100-sxm:rent-on-demand:price_usd_per_gpu_hour=1.2 (source: our quote)" in line
-    assert "h100-sxm rent-reserved-1y 1.74 -> 0.708" in line
-    assert "h100-sxm rent-reserved-3y 1.06 -> 0.432" in line
+    assert "prices:h200-sxm:rent-on-demand:price_usd_per_gpu_hour=2.0 (source: our quote)" in line
+    assert "h200-sxm rent-reserved-1y 2.36 -> 1.18" in line
+    assert "h200-sxm rent-reserved-3y 1.44 -> 0.72" in line
 
 
 def test_a_users_override_of_the_derived_row_itself_wins():
     cat = load_catalog().with_overrides(
-        [_od("h100-sxm", 1.20), Override("prices", "h100-sxm:rent-reserved-1y", OD, "0.9", "q")]
+        [_od("h200-sxm", 2.00), Override("prices", "h200-sxm:rent-reserved-1y", OD, "0.9", "q")]
     )
-    assert cat.price("h100-sxm", "rent-reserved-1y") == 0.9
-    assert cat.price("h100-sxm", "rent-reserved-3y") == pytest.approx(0.432)
+    assert cat.price("h200-sxm", "rent-reserved-1y") == 0.9
+    assert cat.price("h200-sxm", "rent-reserved-3y") == pytest.approx(0.72)
     # ... also when the base moves again later: the row no longer follows its formula.
-    again = cat.with_overrides([_od("h100-sxm", 1.00)])
-    assert again.price("h100-sxm", "rent-reserved-1y") == 0.9
-    assert again.price("h100-sxm", "rent-reserved-3y") == pytest.approx(0.36)
+    again = cat.with_overrides([_od("h200-sxm", 1.00)])
+    assert again.price("h200-sxm", "rent-reserved-1y") == 0.9
+    assert again.price("h200-sxm", "rent-reserved-3y") == pytest.approx(0.36)
 
 
 def test_discount_override_moves_every_reservation_of_that_term():
@@ -71,7 +82,11 @@ def test_discount_override_moves_every_reservation_of_that_term():
     assert cat.price("b200-hgx", "rent-reserved-1y") == pytest.approx(5.25 * 0.7)  # 3.675
     assert cat.price("a100-80gb-sxm", "rent-reserved-1y") == pytest.approx(1.3 * 0.7)  # 0.91
     assert cat.price("b200-hgx", "rent-reserved-3y") == 1.89  # the 3-year rows stay
-    assert len(cat.derived) == 5  # A100 80GB, H100, H200, B200, MI300X
+    # ... but the H100's 3-year, derived from its published 1-year price by the two discounts
+    assert cat.price("h100-sxm", "rent-reserved-3y") == pytest.approx(2.35 * 0.36 / 0.7)
+    # A100 80GB, H200, B200, MI300X 1-year, the H100's former derived 1-year row (no longer the
+    # default, kept with its formula) and the H100 3-year
+    assert len(cat.derived) == 6
 
 
 def test_chained_derivation_b200_moves_gb200_and_its_reservations():
@@ -88,21 +103,21 @@ def test_purchase_price_override_moves_the_rent_estimated_from_it():
 
 
 def test_the_recommendation_uses_the_recomputed_reservation():
-    cat = load_catalog().with_overrides([_od("h100-sxm", 1.20)])
+    cat = load_catalog().with_overrides([_od("h200-sxm", 2.00)])
     s = Scenario(
         n_params=7e9, n_tokens=1.4e11, deadline_days=60, budget_usd=5e6, site_power_kw=1000,
-        accelerators=["h100-sxm"], max_gpus=64,
+        accelerators=["h200-sxm"], max_gpus=64,
     )  # fmt: skip
     o = recommend(s, catalog=cat, sensitivity=False).options
     reserved = o.loc[o["acquisition"] == "rent-reserved", "price"].unique()
-    assert list(reserved) == [pytest.approx(1.20 * 0.59)]  # was 1.74 on the shipped data
+    assert list(reserved) == [pytest.approx(2.00 * 0.59)]  # was 2.36 on the shipped data
 
 
 def test_a_stated_value_that_disagrees_with_its_formula_is_refused():
     tables = {k: v.copy() for k, v in load_catalog().tables.items()}
     p = tables["prices"]
-    p.loc[p["price_id"] == "h100-sxm-r1y-derived-2026-05", OD] = 1.9
-    with pytest.raises(CatalogError, match=r"states 1.9 but its formula .* gives 1.74"):
+    p.loc[p["price_id"] == "h200-sxm-r1y-derived-2026-05", OD] = 1.9
+    with pytest.raises(CatalogError, match=r"states 1.9 but its formula .* gives 2.36"):
         check_derivations(tables)
 
 
@@ -122,7 +137,7 @@ def test_a_formula_naming_a_missing_price_is_refused():
             [
                 Override(
                     "price_derivations",
-                    "h100-sxm-r1y-derived-2026-05",
+                    "h200-sxm-r1y-derived-2026-05",
                     "formula",
                     "h100-sxm:rent-spotty * 0.5",
                 )

@@ -7,7 +7,7 @@ import io
 import pandas as pd
 import pytest
 
-from workbook.catalog import DATA_DIR, TABLES, CatalogError, load_table, parse_table
+from workbook.catalog import DATA_DIR, TABLES, CatalogError, load_catalog, load_table, parse_table
 from workbook.catalog.tables import BUYABLE_FACILITY_ROWS, check_references, load_shipped_tables
 
 
@@ -173,3 +173,30 @@ def test_a_new_cloud_only_accelerator_needs_only_a_rental_price():
     with pytest.raises(CatalogError, match=r"my-cloud-chip:rent-on-demand") as e:
         check_references(tables)
     assert "facility.csv" not in str(e.value)
+
+
+def test_h100_default_rental_prices_are_dated_2025_or_later():
+    """Issue 15: the H100's default rental prices are from 2025-2026 sources (the 1-year contract
+    2.35 from SemiAnalysis's March 2026 index)."""
+    p = load_catalog().tables["prices"]
+    rent = p[
+        (p["accelerator_id"] == "h100-sxm") & p["is_default"] & p["kind"].str.startswith("rent")
+    ]
+    assert len(rent) == 4
+    assert (pd.to_datetime(rent["price_date"]) >= "2025-01-01").all()
+    one_year = rent[rent["kind"] == "rent-reserved-1y"].iloc[0]
+    assert one_year["price_usd_per_gpu_hour"] == 2.35 and one_year["source_kind"] == "aggregator"
+
+
+def test_an_estimated_default_price_says_there_is_no_public_price():
+    p = load_catalog().tables["prices"]
+    est = p[p["is_default"] & (p["source_kind"] == "estimate")]
+    assert len(est) >= 5
+    assert est["provider"].str.startswith("no public price").all(), list(est["provider"])
+
+
+def test_the_grid_tables_world_row_is_the_engines_default():
+    cat = load_catalog()
+    grid = cat.tables["grid_intensity"].set_index("region_id")["kg_co2e_per_kwh"]
+    assert grid["world"] == cat.param("assumptions", "grid_kg_co2e_per_kwh") == 0.473
+    assert grid["france"] < grid["germany"] < grid["india"]

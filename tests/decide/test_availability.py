@@ -76,7 +76,8 @@ def test_the_port_is_charged_once_to_the_years_runs(opts):
     o = opts["unrestricted"]
     tpu = option_row(o, "tpu-v5p", 8, "rent-on-demand")
     rent_per_run = tpu["n_gpus"] * tpu["wall_days"] * 24 * tpu["price"]
-    assert tpu["cost_per_run_usd"] == pytest.approx(rent_per_run + PORT_USD / BASE["runs_per_year"])
+    yearly = PORT_USD + tpu["storage_usd_per_year"]  # the project's storage is billed too
+    assert tpu["cost_per_run_usd"] == pytest.approx(rent_per_run + yearly / BASE["runs_per_year"])
 
 
 def test_a_jax_team_runs_tpus_without_a_port():
@@ -94,10 +95,11 @@ def test_one_to_four_cards_are_a_workstation_not_an_eight_gpu_server(opts):
     o = opts["unrestricted"]
     one = option_row(o, "rtx-6000-ada", 1, "buy-new")
     assert one["workstation"] and one["it_kw"] == pytest.approx(0.8)
-    assert one["capex_usd"] == pytest.approx(6_800 + 10_000)
+    assert one["gpu_usd"] + one["server_usd"] == pytest.approx(6_800 + 10_000)
+    assert one["capex_usd"] == pytest.approx(6_800 + 10_000 + one["setup_usd"])
     eight = option_row(o, "rtx-6000-ada", 8, "buy-new")
     assert not eight["workstation"] and eight["it_kw"] == pytest.approx(4.2)
-    assert eight["capex_usd"] == pytest.approx(8 * 6_800 + 30_000)
+    assert eight["gpu_usd"] + eight["server_usd"] == pytest.approx(8 * 6_800 + 30_000)
 
 
 def test_a_part_filled_server_draws_its_cards_power_not_a_full_nodes(opts):
@@ -106,7 +108,7 @@ def test_a_part_filled_server_draws_its_cards_power_not_a_full_nodes(opts):
     one = option_row(opts["unrestricted"], "l40s", 1, "buy-new")
     assert not one["workstation"]
     assert one["it_kw"] == pytest.approx(2.15) and one["rack_kw"] == pytest.approx(2.15)
-    assert one["capex_usd"] == pytest.approx(8_000 + 30_000)
+    assert one["gpu_usd"] + one["server_usd"] == pytest.approx(8_000 + 30_000)
 
 
 def test_the_headline_names_the_workstation_and_the_port():

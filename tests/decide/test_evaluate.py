@@ -37,9 +37,11 @@ def test_factors_broadcast_over_samples(rec):
     ev = evaluate_arrays(s, o, rent_price_factor=np.array([[1.0], [2.0]]))
     assert ev["cost_per_run_usd"].shape == (2, len(o))
     rented = (o["acquisition"] == "rent-on-demand").to_numpy() & np.isfinite(o["price"]).to_numpy()
-    # The rent doubles; a port of the team's code (TPU, Trainium) is engineers' time, not rent.
-    port = o["porting_usd"].to_numpy(float)[rented] / s.runs_per_year
-    assert (port > 0).any() and (port == 0).any()
+    # The rent doubles; a port of the team's code (TPU, Trainium) is engineers' time, not rent,
+    # and the project's storage is billed by the month.
+    yearly = o["porting_usd"].to_numpy(float) + o["storage_usd_per_year"].to_numpy(float)
+    port = yearly[rented] / s.runs_per_year
+    assert (o["porting_usd"].to_numpy(float)[rented] > 0).any()
     np.testing.assert_allclose(
         ev["cost_per_run_usd"][1][rented] - port, 2.0 * (ev["cost_per_run_usd"][0][rented] - port)
     )
@@ -98,10 +100,11 @@ def test_deadline_and_budget_hold_at_the_scenarios_confidence(rec):
 
 def test_p_budget_of_a_rental_is_the_probability_of_its_run_time_by_hand(rec):
     """On-demand rent is GPU-hours x price: within the budget while the run takes at most
-    budget / median first-year cost times its median."""
+    (budget - the year's storage) / the median rent times its median."""
     o = rec.options
     r = o[(o["acquisition"] == "rent-on-demand") & np.isfinite(o["first_year_cost_usd"])].iloc[0]
-    ratio = rec.scenario.budget_usd / r["first_year_cost_usd"]
+    storage = r["storage_usd_per_year"]
+    ratio = (rec.scenario.budget_usd - storage) / (r["first_year_cost_usd"] - storage)
     expected = probability_within(ratio, r["time_sigma_below"], r["time_sigma_above"])
     assert r["p_budget"] == pytest.approx(float(expected), abs=1e-9)
 
@@ -168,7 +171,8 @@ def test_breakeven_counts_the_staff_line(rec):
     no_staff.update(evaluate(s, no_staff))
     rent = _row(o, "h200-sxm", 24, "rent-on-demand")
     energy_run = best["it_kw"] * best["pue"] * best["electricity"] * best["wall_days"] * 24
-    gain = rent["cost_per_run_usd"] - energy_run * (1 - best["idle_power_fraction"])
+    rent_run = rent["cost_per_run_usd"] - rent["storage_usd_per_year"] / s.runs_per_year
+    gain = rent_run - energy_run * (1 - best["idle_power_fraction"])
     assert gain > 0
     assert breakeven_for(s, o, best) - breakeven_for(s, no_staff, best) == pytest.approx(
         300_000 / gain

@@ -68,8 +68,10 @@ def test_add_sensitivity_uses_the_recommendations_own_catalog_by_default():
 def test_engineer_cost_moves_an_owned_picks_staff_line():
     """band-400b-plus buys 1,536 B200 (192 nodes: ceil(192 / 16) = 12 engineers, $3.6M a year, 1
     run a year). Engineer cost $190K-$450K (data/assumptions.csv) around $300K moves its cost
-    per run by 12 x ($190K - $300K) = -$1.32M and 12 x ($450K - $300K) = +$1.8M."""
-    r = recommend(presets["band-400b-plus"], monte_carlo_samples=0)
+    per run by 12 x ($190K - $300K) = -$1.32M and 12 x ($450K - $300K) = +$1.8M. (Owning only:
+    with its support, spares and network lines the purchase now loses to a 1-year reservation.)"""
+    owned = presets["band-400b-plus"].replace(acquisition_modes=["buy-new"])
+    r = recommend(owned, monte_carlo_samples=0)
     assert (r.top.accelerator, r.top.n_gpus, r.top.acquisition) == ("b200-hgx", 1536, "buy-new")
     assert r.top.staff_usd_per_year == 12 * 300_000
     row = r.sensitivity.set_index("parameter").loc["engineer_cost_usd_per_year"]

@@ -20,13 +20,23 @@ def rvb(cat):
 
 
 def test_rent_vs_buy_costs_by_hand(rvb, cat):
-    """On demand: GPU-hours x $4.00. Capex: 128 x $29,500 + 16 servers x $66,600 + 128 x $5,000
-    (NDR per GPU) = $5,481,600 (data/prices.csv, facility.csv, fabrics.csv)."""
+    """On demand: GPU-hours x $4.00 plus the year's storage over its 2 runs: (1e12 tokens x 4 B +
+    5 checkpoints x 70e9 x 14 B) = 8.9 TB x $186/TB-month x 12 = $19,864.80 a year. Capex:
+    128 x $29,500 + 16 servers x $66,600 + 128 x $5,000 (NDR per GPU) x 0.675 (16 nodes: one
+    switch layer) + 2 % spares of the GPUs and servers + 14 days of burn-in at 16 x 10.2 kW x
+    PUE 1.54 x $0.0826/kWh (data/prices.csv, facility.csv, fabrics.csv, assumptions.csv)."""
     e = estimate_training(70e9, 1e12, "h200-sxm", 128, catalog=cat)
-    assert rvb.loc["rent-on-demand", "cost_per_run_usd"] == pytest.approx(e.gpu_hours * 4.00)
-    assert rvb.loc["rent-spot", "cost_per_run_usd"] == pytest.approx(e.gpu_hours * 1.15 * 3.40)
+    storage = 8.9 * 186 * 12 / 2
+    assert rvb.loc["rent-on-demand", "cost_per_run_usd"] == pytest.approx(
+        e.gpu_hours * 4.00 + storage
+    )
+    assert rvb.loc["rent-spot", "cost_per_run_usd"] == pytest.approx(
+        e.gpu_hours * 1.15 * 3.40 + storage
+    )
+    gpus_and_servers = 128 * 29_500 + 16 * 66_600
+    setup = 16 * 10.2 * 1.54 * 24 * 14 * 0.0826
     assert rvb.loc["buy-new", "capex_usd"] == pytest.approx(
-        128 * 29_500 + 16 * 66_600 + 128 * 5_000
+        gpus_and_servers * 1.02 + 128 * 5_000 * 0.675 + setup
     )
     assert "buy-used" not in rvb.index  # no buy-used H200 price in the catalog
 

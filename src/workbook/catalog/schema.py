@@ -377,6 +377,25 @@ PRICE_DERIVATIONS = Table(
     ),
 )
 
+GRID_INTENSITY = Table(
+    "grid_intensity",
+    "Carbon intensity of electricity by region (life-cycle, all gases): what a run's kWh emit.",
+    (
+        Column("region_id", "id", unique=True, doc="Name used by Scenario.grid_region."),
+        Column("name", "str", doc="The country or area as its source names it."),
+        Column(
+            "kg_co2e_per_kwh",
+            "float",
+            min=0,
+            max=1.5,
+            doc="Emissions per kWh generated [kg CO2e/kWh] (the source's g/kWh / 1,000).",
+        ),
+        Column("data_year", "int", min=2015, max=2030, doc="The year the figure describes."),
+        Column("source_kind", "enum", allowed=SOURCE_KINDS),
+        *_provenance(),
+    ),
+)
+
 TABLES: dict[str, Table] = {
     t.name: t
     for t in (
@@ -388,5 +407,6 @@ TABLES: dict[str, Table] = {
         PUBLISHED_RUNS,
         ARTICLE_CLAIMS,
         PRICE_DERIVATIONS,
+        GRID_INTENSITY,
     )
 }

@@ -19,7 +19,6 @@ from ..model import (
     BAND_QUANTILES,
     assumption_values,
     breakeven_runs_per_year,
-    cost,
     probability_within,
     quantile_multiplier,
 )
@@ -27,9 +26,10 @@ from ..units import (
     DAYS_PER_WEEK,
     HOURS_PER_DAY,
     HOURS_PER_YEAR,
-    MONTHS_PER_YEAR,
     TOKENS_PER_MILLION,
 )
+from . import ledger
+from .ledger import Factors
 from .scenario import Scenario
 
 
@@ -56,24 +56,26 @@ def evaluate_arrays(
     o: pd.DataFrame,
     *,
     time_factor=1.0,
-    rent_price_factor=1.0,
-    buy_price_factor=1.0,
-    electricity_factor=1.0,
     lead_time_factor=1.0,
     runs_factor=1.0,
-    staff_factor=1.0,
     quantiles: bool = False,
+    **price_factors,
 ) -> dict:
     """Times, costs, budget and deadline checks of every option as numpy arrays.
 
     Factors [x] scale the base values and may be scalars, per-option arrays, or ``(samples, 1)``
-    columns (Monte Carlo), which broadcast to ``(samples, options)``. The keys are the ``evaluate``
+    columns (Monte Carlo), which broadcast to ``(samples, options)``: ``time_factor``,
+    ``lead_time_factor``, ``runs_factor`` and the price factors of
+    :class:`workbook.decide.ledger.Factors` (``rent_price_factor``, ``buy_price_factor``,
+    ``electricity_factor``, ``staff_factor``, ``storage_factor``, ``support_factor``,
+    ``network_factor``, ``spares_factor``). The keys are the ``evaluate``
     columns of :mod:`workbook.decide.columns`: a rented option costs its runs' rent (a reservation
     the whole year's) plus any port of the team's code to its stack, an owned one its yearly
-    ownership (:func:`workbook.model.cost.ownership_per_year`) plus its platform engineers
-    (``staff_usd_per_year`` x ``staff_factor``); an owned option's first year is its purchase
-    plus a year's energy, colocation and staff. ``energy_kwh`` and ``co2e_kg`` are one run's
-    electricity at the median run time (IT power x ``run_pue`` x hours) and its emissions.
+    ownership: depreciation and capital of its purchase plus a year's opex (energy, colocation,
+    staff, storage, support); an owned option's first year is its purchase plus that opex, a
+    steady year the opex alone (:mod:`workbook.decide.ledger`, each line x its factor).
+    ``energy_kwh`` and ``co2e_kg`` are one run's electricity at the median run time (IT power x
+    ``run_pue`` x hours) and its emissions.
 
     Times and costs are at the median of the option's time band (``time_sigma_below`` /
     ``_above``, :mod:`workbook.model.uncertainty`); ``p_deadline`` and ``p_budget`` are the
@@ -88,8 +90,8 @@ def evaluate_arrays(
     wall_days = _floats(o, "base_wall_days") * time_factor * (1.0 + _floats(o, "spot_overhead"))
     lead = _floats(o, "base_lead_time_days") * lead_time_factor
     band = (_floats(o, "time_sigma_below"), _floats(o, "time_sigma_above"))
-    staff = _floats(o, "staff_usd_per_year") * staff_factor
-    prices = (rent_price_factor, _capex(o, buy_price_factor), electricity_factor, staff)
+    f = Factors(**price_factors)  # rent_price_factor ... spares_factor (ledger.Factors)
+    prices = (f, ledger.capex_lines(o, f))
     med = _costs(s, o, wall_days, runs, *prices)
     m_conf = quantile_multiplier(s.confidence, *band)
     conf = _costs(s, o, wall_days * m_conf, runs, *prices)
@@ -116,11 +118,9 @@ def evaluate_arrays(
         **q.get("cost_per_run_usd", {}),
         "cost_per_year_usd": med["per_year"],
         "first_year_cost_usd": med["first_year"],
-        "capex_usd": med["capex"],
         "usd_per_million_tokens": med["per_run"] / (s.tokens / TOKENS_PER_MILLION),
         "schedule_fits_year": checks["schedule_fits_year"],
-        "energy_usd_per_year": med["energy"],
-        "fixed_usd_per_year": med["fixed"],
+        **_bill_lines(med, prices[1]),
         "energy_kwh": energy_kwh,
         "co2e_kg": energy_kwh * _floats(o, "grid_kg_co2e_per_kwh"),
         "p_deadline": p_deadline,
@@ -132,34 +132,53 @@ def evaluate_arrays(
     }
 
 
-def _costs(
-    s: Scenario,
-    o: pd.DataFrame,
-    wall_days,
-    runs,
-    rent_price_factor,
-    capex,
-    electricity_factor,
-    staff,
-) -> dict[str, np.ndarray]:
-    """Cost per run, per year and of the first year, capex, energy, fixed and staff costs of every
-    option whose runs take ``wall_days``, bought at ``capex`` with ``staff`` [USD, USD/yr]."""
+def _costs(s: Scenario, o, wall_days, runs, f: Factors, capex: dict) -> dict:
+    """Cost per run, per year and of the first year of every option whose runs take
+    ``wall_days``, at the factors ``f``, bought at ``capex`` (:func:`ledger.capex_lines`), with
+    the owned and rented lines (``own``, ``rent``) [USD, USD/yr]."""
     # Unsupported precision (NaN days): already infeasible (static), costs nothing here.
     wall_h = np.nan_to_num(wall_days * HOURS_PER_DAY, nan=0.0)
-    rent_run, reserved_year = _rent_costs(s, o, wall_h, runs, rent_price_factor)
-    own = _ownership_costs(o, wall_h, runs, capex, electricity_factor, staff)
+    own = ledger.owned_lines(o, wall_h, runs, capex, f)
+    rent = ledger.rented_lines(o, wall_h, runs, f)
     is_buy = np.asarray(o["is_buy"], bool)
-    reserved = np.asarray(o["acquisition"] == "rent-reserved", bool)
-    rent_year = np.where(reserved, reserved_year, rent_run * runs) + _floats(o, "porting_usd")
-    per_year = np.where(is_buy, own["total"], rent_year)
+    per_year = np.where(is_buy, own["total"], rent["total"])
     return {
         "per_run": per_year / runs,
         "per_year": per_year,
-        "first_year": np.where(is_buy, own["first_year"], per_year),
-        "capex": np.where(is_buy, own["capex"], 0.0),
-        "energy": np.where(is_buy, own["energy"], 0.0),
-        "fixed": np.where(is_buy, own["fixed"], 0.0),
-        "staff": np.where(is_buy, own["staff"], 0.0),
+        "first_year": np.where(is_buy, own["first_year"], rent["total"]),
+        "own": own,
+        "rent": rent,
+        "is_buy": is_buy,
+    }
+
+
+def _bill_lines(med: dict, capex: dict) -> dict[str, np.ndarray]:
+    """The ``evaluate`` step's bill columns at the median run time: the capex lines and the
+    yearly lines of an owned option (0 when rented), a rental's rent and egress (0 when owned),
+    the opex and a steady year of both [USD, USD/yr]."""
+    own, rent, is_buy = med["own"], med["rent"], med["is_buy"]
+
+    def owned(x):
+        return np.where(is_buy, x, 0.0)
+
+    def rented(x):
+        return np.where(is_buy, 0.0, x)
+
+    return {
+        "capex_usd": owned(capex["total"]),
+        "gpu_usd": owned(capex["gpu"]),
+        "server_usd": owned(capex["server"]),
+        "spares_usd": owned(capex["spares"]),
+        "depreciation_usd_per_year": owned(own["depreciation"]),
+        "capital_usd_per_year": owned(own["capital"]),
+        "energy_usd_per_year": owned(own["energy"]),
+        "colocation_usd_per_year": owned(own["colocation"]),
+        "support_usd_per_year": owned(own["support"]),
+        "fixed_usd_per_year": owned(own["fixed"]),
+        "rent_usd_per_year": rented(rent["rent"]),
+        "egress_usd_per_year": rented(rent["egress"]),
+        "opex_usd_per_year": np.where(is_buy, own["opex"], rent["total"]),
+        "steady_year_cost_usd": np.where(is_buy, own["opex"], rent["total"] - rent["port"]),
     }
 
 
@@ -193,61 +212,6 @@ def _quantile_columns(s, o, wall_days, lead, runs, prices, band) -> dict[str, di
             "per_run"
         ]
     return out
-
-
-def _rent_costs(
-    s: Scenario, o: pd.DataFrame, wall_h, runs, rent_price_factor
-) -> tuple[np.ndarray, np.ndarray]:
-    """Rent of one run at the option's hourly price [USD], and a year's reservation of the cluster
-    for ``runs`` runs of ``wall_h`` hours [USD/yr] (every option priced as if rented)."""
-    n, price = _floats(o, "n_gpus"), _floats(o, "price")
-    rent_run = cost.rent_cost_per_run(n * wall_h, price * rent_price_factor)
-    reserved_year = cost.reserved_cost_per_year(n, wall_h, runs, price * rent_price_factor)
-    return rent_run, reserved_year
-
-
-def _capex(o: pd.DataFrame, buy_price_factor) -> np.ndarray:
-    """The purchase price of every option's cluster (every option priced as if bought) [USD]: it
-    does not move with run time, so it is computed once per evaluation."""
-    return cost.capex(
-        _floats(o, "n_gpus"),
-        gpu_price_usd=_floats(o, "price") * buy_price_factor,
-        gpus_per_node=_floats(o, "gpus_per_node"),
-        server_cost_usd_per_node=_floats(o, "server_cost_usd_per_node") * buy_price_factor,
-        fabric_cost_usd_per_gpu=_floats(o, "fabric_cost_usd_per_gpu"),
-        retrofit_usd=_floats(o, "retrofit_usd"),
-    )
-
-
-def _ownership_costs(
-    o: pd.DataFrame, wall_h, runs, capex, electricity_factor, staff
-) -> dict[str, np.ndarray]:
-    """Owning every option's cluster (every option priced as if bought, at ``capex`` [USD], run by
-    platform engineers costing ``staff`` a year) [USD, USD/yr]: ``capex``, the yearly ``fixed``
-    costs (depreciation, capital, colocation and ``staff``), ``energy`` (busy and idle),
-    ``total`` a year, and ``first_year`` (purchase, a year's energy, colocation and staff)."""
-    kw, colo = _floats(o, "it_kw"), _floats(o, "colocation")
-    own = cost.ownership_per_year(
-        capex,
-        life_years=_floats(o, "life_years"),
-        resale_fraction=_floats(o, "resale"),
-        cost_of_capital=_floats(o, "capital_rate"),
-        it_kw=kw,
-        pue=_floats(o, "pue"),
-        electricity_usd_per_kwh=_floats(o, "electricity") * electricity_factor,
-        busy_hours_per_year=wall_h * runs,
-        idle_power_fraction=_floats(o, "idle_power_fraction"),
-        colocation_usd_per_kw_month=colo,
-    )
-    energy = own["energy_busy"] + own["energy_idle"]
-    return {
-        "capex": capex,
-        "fixed": own["fixed"] + staff,
-        "energy": energy,
-        "staff": staff,
-        "total": own["total"] + staff,
-        "first_year": capex + energy + kw * MONTHS_PER_YEAR * colo + staff,
-    }
 
 
 def _moving_checks(
@@ -429,8 +393,9 @@ def breakeven_for(s: Scenario, o: pd.DataFrame, best: pd.Series) -> float:
     kw, pue, elec, idle = buy["it_kw"], buy["pue"], buy["electricity"], buy["idle_power_fraction"]
     energy_run = kw * pue * elec * buy["wall_days"] * HOURS_PER_DAY
     idle_year = kw * pue * elec * HOURS_PER_YEAR * idle
-    return float(
-        breakeven_runs_per_year(
-            buy["fixed_usd_per_year"], idle_year, rent["cost_per_run_usd"], energy_run, idle
-        )
-    )
+    # Both keep the project's storage all year: only the owner's extra is fixed, and the rent
+    # per run is what each further run costs.
+    storage = rent["storage_usd_per_year"]
+    rent_run = rent["cost_per_run_usd"] - storage / s.runs_per_year
+    fixed = buy["fixed_usd_per_year"] - storage
+    return float(breakeven_runs_per_year(fixed, idle_year, rent_run, energy_run, idle))

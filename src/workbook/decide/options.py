@@ -19,7 +19,8 @@ from ..catalog import Catalog, load_catalog
 from ..model import assumption_values, cluster_power, estimate_frame, read_model_config
 from ..text import layout_labels
 from ..units import DAYS_PER_WEEK, WEEKS_PER_YEAR
-from .feasibility import platform_engineers_needed, static_feasibility
+from .bill import bill_columns
+from .feasibility import static_feasibility
 from .scenario import ACQUISITIONS, Scenario
 
 #: Node counts tried for each accelerator: ~2 per octave (powers of two and 1.5x each, 1 to 2,048
@@ -91,8 +92,11 @@ class Option:
         Cost per run per million training tokens [USD/Mtoken].
     capex_usd : float
         Purchase price of an owned cluster, 0 when rented [USD].
-    staff_usd_per_year : float
-        Platform engineers of an owned multi-node cluster, 0 otherwise [USD/yr].
+    staff_usd_per_year, storage_usd_per_year, support_usd_per_year : float
+        Platform engineers of an owned multi-node cluster (0 otherwise), the project's storage
+        and an owned cluster's support contract [USD/yr].
+    network_usd : float
+        Scale-out network of an owned cluster (capex; 0 when rented) [USD].
     energy_kwh, co2e_kg : float
         One run's electricity [kWh] and its emissions [kg CO2e] (median run time).
     facility_kw, rack_kw : float
@@ -123,6 +127,9 @@ class Option:
     usd_per_million_tokens: float
     capex_usd: float
     staff_usd_per_year: float
+    storage_usd_per_year: float
+    support_usd_per_year: float
+    network_usd: float
     energy_kwh: float
     co2e_kg: float
     facility_kw: float
@@ -151,6 +158,9 @@ class Option:
             usd_per_million_tokens=float(r["usd_per_million_tokens"]),
             capex_usd=float(r["capex_usd"]),
             staff_usd_per_year=float(r["staff_usd_per_year"]),
+            storage_usd_per_year=float(r["storage_usd_per_year"]),
+            support_usd_per_year=float(r["support_usd_per_year"]),
+            network_usd=float(r["network_usd"]),
             energy_kwh=float(r["energy_kwh"]),
             co2e_kg=float(r["co2e_kg"]),
             facility_kw=float(r["facility_kw"]),
@@ -446,21 +456,17 @@ def per_mode(s: Scenario, base: pd.DataFrame, cat: Catalog, a: dict, site: dict)
         idle_power_fraction=np.full(len(o), a["idle_power_fraction"]),
         base_wall_days=o["wall_days"].to_numpy(float),
     )
-    extra.update(_bill_columns(s, o, is_buy, extra["pue"], a))
+    bill = bill_columns(s, o, cat, a, is_buy, extra["pue"], site)
+    _apply_bill(extra, bill)
+    extra.update(bill)
     return pd.concat([o, pd.DataFrame(extra, index=o.index)], axis=1)
 
 
-def _bill_columns(s: Scenario, o: pd.DataFrame, is_buy, pue, a: dict) -> dict[str, np.ndarray]:
-    """The staff of an owned cluster and what a run's energy is counted at: ``staff_usd_per_year``
-    (:func:`~workbook.decide.feasibility.platform_engineers_needed` x engineer_cost_usd_per_year)
-    [USD/yr], ``run_pue`` (the site's PUE when owned, cloud_pue when rented) [ratio] and
-    ``grid_kg_co2e_per_kwh`` (the scenario's, else data/assumptions.csv) [kg CO2e/kWh]."""
-    engineers = platform_engineers_needed(is_buy, o["nodes"].to_numpy(float), a)
-    grid = s.grid_kg_co2e_per_kwh
-    return dict(
-        staff_usd_per_year=engineers * a["engineer_cost_usd_per_year"],
-        run_pue=np.where(is_buy, pue, a["cloud_pue"]),
-        grid_kg_co2e_per_kwh=np.full(
-            len(o), a["grid_kg_co2e_per_kwh"] if grid is None else float(grid)
-        ),
-    )
+def _apply_bill(extra: dict, bill: dict) -> None:
+    """What the bill changes in an option's inputs, in place: an owned cluster's burn-in joins
+    its lead time; a rental pays its provider tier's price and runs at its goodput."""
+    burn_in = bill["burn_in_days"]
+    extra["lead_time_days"] = extra["lead_time_days"] + burn_in
+    extra["base_lead_time_days"] = extra["base_lead_time_days"] + burn_in
+    extra["price"] = extra["price"] * bill["provider_price_factor"]
+    extra["base_wall_days"] = extra["base_wall_days"] / bill["provider_goodput"]

@@ -39,6 +39,11 @@ REGIONS = ("unrestricted", "china")
 #: The framework the team's training code is written in (cloud-only TPUs cost a port to a
 #: PyTorch team: data/assumptions.csv porting_weeks_xla).
 FRAMEWORKS = ("pytorch", "jax")
+#: Who rents the GPUs out (data/assumptions.csv provider_*): ``hyperscaler`` (AWS, Google, Azure:
+#: list prices above the default, egress billed), ``specialised`` (GPU clouds such as Lambda,
+#: CoreWeave, Crusoe: the default prices are theirs) or ``marketplace`` (the long tail and
+#: peer-to-peer: cheaper, lower goodput).
+PROVIDER_TIERS = ("hyperscaler", "specialised", "marketplace")
 
 #: Workload -> training method of the estimation engine.
 WORKLOAD_METHOD = {
@@ -165,6 +170,21 @@ class Scenario(BaseModel):
         description=(
             "Carbon intensity of the run's electricity (site or cloud region) [kg CO2e/kWh]; "
             "default (None) data/assumptions.csv (Ember, world average 2024)."
+        ),
+    )
+    grid_region: Optional[str] = Field(
+        None,
+        description=(
+            "Region whose grid intensity (data/grid_intensity.csv: Ember, 2023-2024) sets "
+            "grid_kg_co2e_per_kwh when that is not given; None: the world average."
+        ),
+    )
+    provider_tier: Literal[PROVIDER_TIERS] = Field(
+        "specialised",
+        description=(
+            "Who the GPUs are rented from: 'specialised' GPU clouds (the default prices), "
+            "'hyperscaler' (higher prices, egress billed) or 'marketplace' (cheaper, lower "
+            "goodput); it moves rentals only."
         ),
     )
     team_size: int = Field(5, ge=1, le=100_000, description="People on the ML team.")
@@ -313,6 +333,14 @@ class Scenario(BaseModel):
         valid = list(load_catalog().tables["fabrics"]["fabric_id"])
         if v is not None and v not in valid:
             raise ValueError(f"{shown(v)} is not a fabric id; allowed: {', '.join(valid)}")
+        return v
+
+    @field_validator("grid_region")
+    @classmethod
+    def _known_grid_region(cls, v):
+        valid = list(load_catalog().tables["grid_intensity"]["region_id"])
+        if v is not None and v not in valid:
+            raise ValueError(f"{shown(v)} is not a grid region; allowed: {', '.join(valid)}")
         return v
 
     @model_validator(mode="before")

@@ -21,6 +21,7 @@ import pandas as pd
 from ..catalog import Catalog
 from ..model import goodput
 from ..text import option_labels
+from .bill import storage_price_parameter
 from .evaluate import TieRule, best_index, evaluate_arrays, option_position
 
 #: Assumptions that are factors of :func:`evaluate_arrays` themselves: (label, parameter).
@@ -62,6 +63,7 @@ def factors(rec, cat: Catalog) -> list[Factor]:
         _electricity_factor(cat, o),
         _lead_time_factor(cat, o),
         _staff_factor(assumptions),
+        *_bill_factors(rec.scenario, assumptions, o),
     ]
 
 
@@ -178,6 +180,53 @@ def _staff_factor(assumptions: pd.DataFrame) -> Factor:
     )
 
 
+def _ratio(assumptions: pd.DataFrame, parameter: str) -> tuple[float, float]:
+    """An assumption's low and high end / its value [x]."""
+    r = assumptions.loc[parameter]
+    return float(r["low"] / r["value"]), float(r["high"] / r["value"])
+
+
+def _bill_factors(s, assumptions: pd.DataFrame, o: pd.DataFrame) -> list[Factor]:
+    """The bill's lines over their ranges (data/assumptions.csv): storage (owned, or the
+    provider tier's price), the support contract, spares, and the network's cost per GPU of a
+    one- or three-layer fabric (a two-layer one is the fabric table's cost)."""
+    owned = o["is_buy"].to_numpy(bool)
+    store_own = _ratio(assumptions, storage_price_parameter(s.provider_tier, True))
+    store_rent = _ratio(assumptions, storage_price_parameter(s.provider_tier, False))
+    tiers = o["network_tiers"].to_numpy(float)
+    one, three = (_ratio(assumptions, f"network_cost_factor_{t}_tier") for t in ("one", "three"))
+    out = [
+        Factor(
+            "Storage price",
+            storage_price_parameter(s.provider_tier, False),
+            1.0,
+            min(store_own[0], store_rent[0]),
+            max(store_own[1], store_rent[1]),
+            {"storage_factor": np.where(owned, store_own[0], store_rent[0])},
+            {"storage_factor": np.where(owned, store_own[1], store_rent[1])},
+        ),
+        Factor(
+            "Network cost by tier",
+            "network_cost_factor_three_tier",
+            1.0,
+            min(one[0], three[0]),
+            max(one[1], three[1]),
+            {"network_factor": np.select([tiers == 1, tiers == 3], [one[0], three[0]], 1.0)},
+            {"network_factor": np.select([tiers == 1, tiers == 3], [one[1], three[1]], 1.0)},
+        ),
+    ]
+    for label, parameter, name in (
+        ("Support contract", "support_fraction_per_year", "support_factor"),
+        ("Spare GPUs", "spare_gpu_fraction", "spares_factor"),
+    ):
+        lo, hi = _ratio(assumptions, parameter)
+        r = assumptions.loc[parameter]
+        out.append(
+            Factor(label, parameter, r["value"], r["low"], r["high"], {name: lo}, {name: hi})
+        )
+    return out
+
+
 def _pick(labels: np.ndarray, idx: int) -> str:
     """The label of the option at row position ``idx`` (-1: none feasible)."""
     return "nothing feasible" if idx < 0 else labels[idx]
@@ -262,6 +311,10 @@ def _describe(s, name: str, at: float) -> str:
         return f"lead times x{at:.2f}"
     if name == "engineer_cost_usd_per_year":
         return f"platform engineers ${at:,.0f} a year"
+    if name.startswith("storage_"):
+        return f"storage prices x{at:.2f}"
+    if name.startswith("network_cost"):
+        return f"network cost per GPU x{at:.2f}"
     if name == "electricity_usd_per_kwh":
         return f"electricity ${at:.3f}/kWh"
     return f"{name} = {at:.3g}"

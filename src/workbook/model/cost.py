@@ -4,7 +4,8 @@ Renting:  spot = billed GPU-hours x (1 + preemption overhead) x spot price; on-d
 price; reserved = a one-year commitment (n GPUs x 8,760 h x price, or the busy hours if longer)
 shared by the year's runs.
 
-Buying:   capex = GPUs + non-GPU server share + scale-out network per GPU + liquid-cooling retrofit;
+Buying:   capex = GPUs + non-GPU server share + scale-out network (cost per GPU rising with its
+switch layers) + spare nodes + liquid-cooling retrofit + setup and burn-in;
 per year = straight-line amortization of (capex - resale) over the life + cost of capital on the
 average book value + colocation per kW + energy (busy hours at full power, idle hours at
 ``idle_power_fraction``) x PUE x $/kWh. Per run = per year / runs per year.
@@ -18,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..checks import check_number
-from ..units import HOURS_PER_YEAR, MONTHS_PER_YEAR
+from ..units import HOURS_PER_YEAR, MONTHS_PER_YEAR, TERA
 
 
 def rent_cost_per_run(gpu_hours, price_usd_per_gpu_hour, *, overhead_fraction=0.0):
@@ -41,6 +42,37 @@ def reserved_cost_per_year(n_gpus, wall_hours, runs_per_year, price_usd_per_gpu_
     )
 
 
+def capex_lines(
+    n_gpus,
+    *,
+    gpu_price_usd,
+    server_cost_usd_per_node,
+    gpus_per_node,
+    network_usd=0.0,
+    spare_fraction=0.0,
+    retrofit_usd=0.0,
+    setup_usd=0.0,
+) -> dict[str, np.ndarray]:
+    """The purchase of a cluster line by line [USD]: ``gpu`` (n x price), ``server`` (nodes x the
+    server around the GPUs), ``network`` (the scale-out network, :func:`network_cost_factor`),
+    ``spares`` (``spare_fraction`` x (GPUs + servers): spare nodes on the shelf), ``retrofit``,
+    ``setup`` (commissioning and burn-in, capitalised with the hardware as IAS 16.17(e) counts
+    "costs of testing whether the asset is functioning properly") and ``total``, their sum."""
+    n = np.asarray(check_number("n_gpus", n_gpus, positive=True), float)
+    nodes = np.ceil(n / np.asarray(gpus_per_node, float))
+    lines = {
+        "gpu": n * np.asarray(gpu_price_usd, float),
+        "server": nodes * np.asarray(server_cost_usd_per_node, float),
+        "network": np.asarray(network_usd, float),
+    }
+    lines["spares"] = np.asarray(spare_fraction, float) * (lines["gpu"] + lines["server"])
+    lines["retrofit"] = np.asarray(retrofit_usd, float)
+    lines["setup"] = np.asarray(setup_usd, float)
+    lines["total"] = sum(lines[k] for k in ("gpu", "server", "network", "spares", "retrofit"))
+    lines["total"] = lines["total"] + lines["setup"]
+    return lines
+
+
 def capex(
     n_gpus,
     *,
@@ -50,15 +82,47 @@ def capex(
     fabric_cost_usd_per_gpu,
     retrofit_usd=0.0,
 ):
-    """Purchase cost of a cluster [USD]."""
+    """Purchase cost of a cluster [USD]: GPUs, servers, ``fabric_cost_usd_per_gpu`` per GPU and
+    any retrofit (:func:`capex_lines` without spares or setup)."""
     n = np.asarray(check_number("n_gpus", n_gpus, positive=True), float)
-    nodes = np.ceil(n / np.asarray(gpus_per_node, float))
-    return (
-        n * np.asarray(gpu_price_usd, float)
-        + nodes * np.asarray(server_cost_usd_per_node, float)
-        + n * np.asarray(fabric_cost_usd_per_gpu, float)
-        + np.asarray(retrofit_usd, float)
+    return capex_lines(
+        n,
+        gpu_price_usd=gpu_price_usd,
+        server_cost_usd_per_node=server_cost_usd_per_node,
+        gpus_per_node=gpus_per_node,
+        network_usd=n * np.asarray(fabric_cost_usd_per_gpu, float),
+        retrofit_usd=retrofit_usd,
+    )["total"]
+
+
+def network_tiers(nodes, *, one_tier_max_nodes, two_tier_max_nodes) -> np.ndarray:
+    """Switch layers of a cluster's scale-out network [count]: 0 on one node, 1 up to
+    ``one_tier_max_nodes`` (one leaf switch per rail), 2 up to ``two_tier_max_nodes`` (leaf and
+    spine: radix^2 / 2 end points per rail), 3 beyond (a three-layer fat tree)."""
+    k = np.asarray(check_number("nodes", nodes, minimum=1), float)
+    return np.select(
+        [k <= 1, k <= one_tier_max_nodes, k <= two_tier_max_nodes], [0.0, 1.0, 2.0], 3.0
     )
+
+
+def network_cost_factor(tiers, *, one_tier_factor, three_tier_factor) -> np.ndarray:
+    """Network cost per GPU of a ``tiers``-layer fabric / the fabric table's cost (a two-layer fat
+    tree) [x]: 0 for no fabric, ``one_tier_factor`` for one layer, 1 for two, ``three_tier_factor``
+    for three. A GPU's traffic crosses 2 x tiers - 1 switch ports and ``tiers`` optical links, so
+    the cost per GPU rises with each layer (data/assumptions.csv network_cost_factor_*)."""
+    t = np.asarray(tiers, float)
+    return np.select([t == 0, t == 1, t == 2], [0.0, one_tier_factor, 1.0], three_tier_factor)
+
+
+def storage_tb(
+    n_tokens, n_params, *, bytes_per_token, checkpoints_kept, checkpoint_bytes_per_param
+):
+    """Storage a training project keeps [TB]: the tokenized dataset (``n_tokens`` x
+    ``bytes_per_token``) and ``checkpoints_kept`` checkpoints of ``checkpoint_bytes_per_param``
+    bytes per parameter."""
+    data = np.asarray(check_number("n_tokens", n_tokens, minimum=0), float) * bytes_per_token
+    ckpt = np.asarray(check_number("n_params", n_params, positive=True), float)
+    return (data + ckpt * checkpoint_bytes_per_param * checkpoints_kept) / TERA
 
 
 def ownership_per_year(

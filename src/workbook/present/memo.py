@@ -19,9 +19,10 @@ import altair as alt
 import pandas as pd
 
 from ..catalog import Catalog, load_catalog
-from ..decide import Option, Recommendation, Scenario, ScenarioError, recommend
+from ..decide import Option, Recommendation, Scenario, ScenarioError, option_row, recommend
 from ..text import days_text, derived_text, overrides_text, params_label
 from . import charts
+from .breakdown import bill_frame
 from .format import (
     cell,
     escape,
@@ -175,6 +176,9 @@ def _section_recommendation(rec: Recommendation) -> str:
             for attr, title in _TOP_FIELDS
         )
         out.append(f"<table>{rows}</table>")
+        row = option_row(rec.options, top.accelerator, top.n_gpus, top.acquisition)
+        out.append("<h3>What the money buys</h3>")
+        out.append(html_table(bill_frame(row)))
     if rec.reasons:
         if top is not None:
             out.append("<h3>Why</h3>")

@@ -143,13 +143,14 @@ def _owned_money(s: Scenario, rec: Recommendation) -> list[tuple[str, str, str]]
         (
             "Capex (purchase)",
             usd_short(top.capex_usd),
-            "paid once, up front: GPUs, servers, network (and any cooling retrofit)",
+            "paid once, up front: GPUs, servers, network, spares, setup and burn-in (and any "
+            "cooling retrofit)",
         ),
         (
             "Opex, first year",
             usd_short(top.first_year_cost_usd - top.capex_usd),
-            "energy at the site's PUE and colocation of the racks for a year"
-            + _staff_words(top.staff_usd_per_year),
+            "energy at the site's PUE, colocation of the racks, storage and the support "
+            "contract for a year" + _staff_words(top.staff_usd_per_year),
         ),
         (
             "First-year cost",
@@ -161,7 +162,8 @@ def _owned_money(s: Scenario, rec: Recommendation) -> list[tuple[str, str, str]]
             "Cost per year",
             usd_short(top.cost_per_year_usd),
             "owning, spread over the hardware's life: depreciation of the purchase less resale, "
-            f"cost of capital, colocation, energy{' and staff' if top.staff_usd_per_year else ''}"
+            "cost of capital, colocation, energy, storage, support"
+            f"{' and staff' if top.staff_usd_per_year else ''}"
             f" ({_life(row)}); {runs}",
         ),
         ("Cost per run", usd(top.cost_per_run_usd), f"the cost per year / {runs}"),
@@ -183,7 +185,8 @@ def _rented_money(s: Scenario, rec: Recommendation) -> list[tuple[str, str, str]
         (
             "Cost per run",
             usd(top.cost_per_run_usd),
-            f"the run's GPU-hours at the rental price{spot}",
+            f"the run's GPU-hours at the rental price{spot}, with the year's storage "
+            "spread over its runs",
         ),
         ("Cost per year", usd_short(top.cost_per_year_usd), year),
         (
