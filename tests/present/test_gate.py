@@ -36,6 +36,8 @@ def test_pool_kernels_are_not_visitors_and_the_cap_counts_visitors():
     assert km.visitors() == 2 and not km.busy()
     km = _manager(["v1", "v2", "v3", "v4"], [], cap=4)
     assert km.visitors() == 4 and km.busy()
+    km._starting = 1  # listed while it starts, not yet in the pool: nobody's yet
+    assert km.visitors() == 3 and not km.busy()
 
 
 def test_a_refill_waits_for_a_freed_kernel_at_the_cap(monkeypatch):

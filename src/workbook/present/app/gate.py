@@ -70,6 +70,8 @@ class CappedKernelManager(AsyncMappingKernelManager):
     )
 
     _cap_lock: asyncio.Lock | None = None
+    #: Kernels being started (listed already, not yet in the pool nor a visitor's).
+    _starting = 0
 
     async def start_kernel(self, *args, **kwargs) -> str:
         """Start a kernel once fewer than :attr:`max_kernels` run (a pool refill waits here)."""
@@ -81,7 +83,11 @@ class CappedKernelManager(AsyncMappingKernelManager):
                 or self.warming() >= self.max_warming
             ):
                 await asyncio.sleep(CAP_POLL_S)
-            return await super().start_kernel(*args, **kwargs)
+            self._starting += 1
+            try:
+                return await super().start_kernel(*args, **kwargs)
+            finally:
+                self._starting -= 1
 
     def _pooled(self) -> list[dict]:
         """What Voila's pool holds for each started kernel (``kernel_id``, ``task``: the
@@ -102,8 +108,8 @@ class CappedKernelManager(AsyncMappingKernelManager):
         return sum(1 for c in self._pooled() if not c["task"].done())
 
     def visitors(self) -> int:
-        """Kernels handed to visitors: all but the ready ones in the pool."""
-        return len(self.list_kernel_ids()) - self.ready_in_pool()
+        """Kernels handed to visitors: all but the ready ones in the pool and those starting."""
+        return len(self.list_kernel_ids()) - self.ready_in_pool() - self._starting
 
     def busy(self) -> bool:
         """Whether a new visitor would need a kernel beyond the cap."""
