@@ -3,6 +3,7 @@ committed voila.json settings that free a closed tab's kernel."""
 
 import asyncio
 import json
+import time
 from pathlib import Path
 
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
@@ -81,3 +82,17 @@ def test_voila_json_caps_kernels_and_frees_a_closed_tab_within_a_minute():
     assert cull["cull_connected"] is False  # an open page keeps its kernel
     assert cull["cull_idle_timeout"] + cull["cull_interval"] <= 60
     assert "disable_check_xsrf" not in json.dumps(conf)
+
+
+def test_a_refill_waits_for_a_cpu_and_for_the_rush_to_pass_unless_the_pool_ran_dry():
+    warming = [_started("p1", warming=True), _started("p2", warming=True)]
+    km = _manager(["p1", "p2"], warming, cap=10)
+    assert km._must_wait()  # max_warming (2) kernels run the notebook: no third yet
+    km = _manager(["p1", "v1"], [_started("p1")], cap=10)
+    km.quiet_s, km.last_visit = 20.0, time.monotonic()
+    assert km._must_wait()  # a visitor just arrived and a ready kernel is left: after the rush
+    km.last_visit = time.monotonic() - 21
+    assert not km._must_wait()
+    km = _manager(["v1"], [], cap=10)
+    km.last_visit = time.monotonic()
+    assert not km._must_wait()  # the pool ran dry: the next visitor needs a kernel now

@@ -12,9 +12,10 @@ visitor can be served (``make app``; :func:`workbook.present.app.serve.voila_com
   set that cookie, so the request was refused (403 "'_xsrf' argument missing", voila#1458) and the
   kernel waited for the culler. :class:`GatedVoilaHandler` sets the cookie (tornado does when a
   handler reads ``xsrf_token``); XSRF checking stays on.
-* **One warm-up per CPU.** The pool's kernels start one after another (at most
-  ``max_warming`` running the notebook at once), so the first is ready after its own start
-  rather than after all of them.
+* **One warm-up per CPU, refills after the rush.** The pool's kernels start one after another
+  (at most ``max_warming`` running the notebook at once), so the first is ready after its own
+  start rather than after all of them; a refill waits until ``quiet_s`` after the last arrival
+  (unless the pool ran dry), so it does not slow the pages that are going live.
 * **The address once it answers.** :class:`WorkbookVoila` prints "Serving the workbook on ..."
   when the pool's first kernel has run the notebook, so the first visitor is served at once.
 """
@@ -23,11 +24,12 @@ from __future__ import annotations
 
 import asyncio
 import html
+import time
 
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 from tornado import web
 from tornado.ioloop import IOLoop
-from traitlets import Int
+from traitlets import Float, Int
 from voila.app import Voila
 from voila.tornado.handler import TornadoVoilaHandler
 
@@ -65,11 +67,21 @@ class CappedKernelManager(AsyncMappingKernelManager):
     max_warming = Int(
         STARTUP_SLOTS,
         config=True,
-        help="Pool kernels that run the notebook at the same time (default: one per CPU); the "
-        "pool's next kernel starts when one is done, so the first is ready soonest.",
+        help="Pool kernels that run the notebook at the same time (default: the CPUs less one, "
+        "left for the pages going live); the pool's next kernel starts when one is done, so "
+        "the first is ready soonest.",
+    )
+
+    quiet_s = Float(
+        20.0,
+        config=True,
+        help="Seconds after the last visitor's arrival before the pool refills, unless it has no "
+        "ready kernel left: a refill then does not compete with the pages going live.",
     )
 
     _cap_lock: asyncio.Lock | None = None
+    #: time.monotonic() of the last visitor's arrival (GatedVoilaHandler).
+    last_visit = float("-inf")
     #: Kernels being started (listed already, not yet in the pool nor a visitor's).
     _starting = 0
 
@@ -78,16 +90,21 @@ class CappedKernelManager(AsyncMappingKernelManager):
         if self._cap_lock is None:
             self._cap_lock = asyncio.Lock()
         async with self._cap_lock:  # one start at a time: two waiting refills cannot both pass
-            while (
-                len(self.list_kernel_ids()) >= self.max_kernels
-                or self.warming() >= self.max_warming
-            ):
+            while self._must_wait():
                 await asyncio.sleep(CAP_POLL_S)
             self._starting += 1
             try:
                 return await super().start_kernel(*args, **kwargs)
             finally:
                 self._starting -= 1
+
+    def _must_wait(self) -> bool:
+        """A new kernel waits at the cap, while :attr:`max_warming` pool kernels run the
+        notebook, and within :attr:`quiet_s` of a visitor's arrival while the pool has a
+        ready kernel."""
+        if len(self.list_kernel_ids()) >= self.max_kernels or self.warming() >= self.max_warming:
+            return True
+        return self.ready_in_pool() > 0 and time.monotonic() - self.last_visit < self.quiet_s
 
     def _pooled(self) -> list[dict]:
         """What Voila's pool holds for each started kernel (``kernel_id``, ``task``: the
@@ -129,7 +146,11 @@ class GatedVoilaHandler(TornadoVoilaHandler):
         # Reading the token sets the _xsrf cookie that the page's shutdown beacon sends back.
         self.xsrf_token  # noqa: B018 (a property read for its effect)
         km = self.kernel_manager
-        if isinstance(km, CappedKernelManager) and km.busy():
+        if not isinstance(km, CappedKernelManager):
+            await super().get(path)
+            return
+        km.last_visit = time.monotonic()
+        if km.busy():
             self.log.warning("busy: %d visitors, cap %d", km.visitors(), km.max_kernels)
             self.set_status(503)
             self.set_header("Retry-After", str(RETRY_S))

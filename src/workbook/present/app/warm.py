@@ -17,7 +17,8 @@ visitors waited for ten of those at once. Three things change that:
   2.0 s. The Vega-Lite schema altair validates charts against uses neither format
   (``tests/present/test_warm.py`` checks the shipped schema), so :func:`skip_slow_optional_imports`
   makes that optional import fail, as if the package were not installed.
-* **One kernel per CPU at a time.** :class:`StartupSlot` holds one of ``os.cpu_count()`` lock files
+* **One kernel per CPU at a time, one CPU left.** :class:`StartupSlot` holds one of
+  :data:`STARTUP_SLOTS` (CPUs less one) lock files
   while a kernel imports and computes its first recommendation; the others wait their turn. The
   first kernel of a burst is then ready after its own ~4 s instead of after everybody's.
   A lock is released when the kernel finishes its start (:meth:`StartupSlot.release`) or dies (the
@@ -37,8 +38,9 @@ from .serve import REPO
 
 #: Files computed once and reused by every kernel (gitignored, like the rest of build/).
 CACHE = REPO / "build" / "cache"
-#: Kernels that may do their heavy start at the same time: one per CPU.
-STARTUP_SLOTS = os.cpu_count() or 1
+#: Kernels that may do their heavy start at the same time: one per CPU but one, which is left for
+#: the visitors whose pages are going live meanwhile (at least one).
+STARTUP_SLOTS = max(1, (os.cpu_count() or 1) - 1)
 #: Seconds a kernel waits for a slot before it starts anyway (Voila's cell timeout is 120 s).
 SLOT_WAIT_S = 90.0
 
