@@ -39,6 +39,8 @@ def test_pool_kernels_are_not_visitors_and_the_cap_counts_visitors():
     assert km.visitors() == 4 and km.busy()
     km._starting = 1  # listed while it starts, not yet in the pool: nobody's yet
     assert km.visitors() == 3 and not km.busy()
+    km._waiting().add(object())  # and a visitor waits for a kernel still to start
+    assert km.busy()
 
 
 def test_a_refill_waits_for_a_freed_kernel_at_the_cap(monkeypatch):
@@ -88,11 +90,15 @@ def test_a_refill_waits_for_a_cpu_and_for_the_rush_to_pass_unless_the_pool_ran_d
     warming = [_started("p1", warming=True), _started("p2", warming=True)]
     km = _manager(["p1", "p2"], warming, cap=10)
     assert km._must_wait()  # max_warming (2) kernels run the notebook: no third yet
-    km = _manager(["p1", "v1"], [_started("p1")], cap=10)
+    refill = asyncio.new_event_loop().create_future()  # a refill's task, not started, in the pool
+    km = _manager(["p1", "v1"], [_started("p1"), refill], cap=10)
     km.quiet_s, km.last_visit = 20.0, time.monotonic()
-    assert km._must_wait()  # a visitor just arrived and a ready kernel is left: after the rush
+    assert km._must_wait(refill)  # a visitor just arrived, a ready kernel is left: after the rush
+    assert not km._must_wait(object())  # a start a visitor waits for goes at once
     km.last_visit = time.monotonic() - 21
-    assert not km._must_wait()
-    km = _manager(["v1"], [], cap=10)
+    assert not km._must_wait(refill)
+    km._waiting().add(object())  # a visitor's start waits (warming, say): it goes first
+    assert km._must_wait(refill) and km.waiting_visitors() == 1
+    km = _manager(["v1"], [refill], cap=10)
     km.last_visit = time.monotonic()
-    assert not km._must_wait()  # the pool ran dry: the next visitor needs a kernel now
+    assert not km._must_wait(refill)  # the pool ran dry: the next visitor needs a kernel now

@@ -79,30 +79,52 @@ class CappedKernelManager(AsyncMappingKernelManager):
         "ready kernel left: a refill then does not compete with the pages going live.",
     )
 
-    _cap_lock: asyncio.Lock | None = None
     #: time.monotonic() of the last visitor's arrival (GatedVoilaHandler).
     last_visit = float("-inf")
-    #: Kernels being started (listed already, not yet in the pool nor a visitor's).
+    #: Kernel starts in flight (from the check that let them through until started).
     _starting = 0
 
     async def start_kernel(self, *args, **kwargs) -> str:
-        """Start a kernel once fewer than :attr:`max_kernels` run (a pool refill waits here)."""
-        if self._cap_lock is None:
-            self._cap_lock = asyncio.Lock()
-        async with self._cap_lock:  # one start at a time: two waiting refills cannot both pass
-            while self._must_wait():
+        """Start a kernel once :meth:`_must_wait` lets it (a pool refill waits here). Starts
+        for a waiting visitor go before the pool's own refills."""
+        me = asyncio.current_task()
+        self._waiting().add(me)
+        try:
+            while self._must_wait(me):
                 await asyncio.sleep(CAP_POLL_S)
-            self._starting += 1
-            try:
-                return await super().start_kernel(*args, **kwargs)
-            finally:
-                self._starting -= 1
+        finally:
+            self._waiting().discard(me)
+        self._starting += 1  # no await since the check: no other start passed in between
+        try:
+            return await super().start_kernel(*args, **kwargs)
+        finally:
+            self._starting -= 1
 
-    def _must_wait(self) -> bool:
-        """A new kernel waits at the cap, while :attr:`max_warming` pool kernels run the
-        notebook, and within :attr:`quiet_s` of a visitor's arrival while the pool has a
-        ready kernel."""
-        if len(self.list_kernel_ids()) >= self.max_kernels or self.warming() >= self.max_warming:
+    def _waiting(self) -> set:
+        if "_waiting_starts" not in self.__dict__:
+            self.__dict__["_waiting_starts"] = set()
+        return self.__dict__["_waiting_starts"]
+
+    def _in_pool(self, task) -> bool:
+        """Whether ``task`` is a pool refill nobody waits for yet (not taken by a visitor)."""
+        return any(task in pool for pool in getattr(self, "_pools", {}).values())
+
+    def waiting_visitors(self) -> int:
+        """Starts waiting for a slot that a visitor waits for."""
+        return sum(1 for t in self._waiting() if not self._in_pool(t))
+
+    def _must_wait(self, task=None) -> bool:
+        """Whether a kernel start (for ``task``) waits: at the cap, while :attr:`max_warming`
+        pool kernels run the notebook; a refill nobody waits for also while a visitor's start
+        waits, when it would take the slot of one, and within :attr:`quiet_s` of a visitor's
+        arrival while the pool has a ready kernel."""
+        total = len(self.list_kernel_ids()) + self._starting
+        if total >= self.max_kernels or self.warming() >= self.max_warming:
+            return True
+        if task is None or not self._in_pool(task):
+            return False
+        visitors = self.waiting_visitors()
+        if visitors or total + visitors >= self.max_kernels:
             return True
         return self.ready_in_pool() > 0 and time.monotonic() - self.last_visit < self.quiet_s
 
@@ -129,8 +151,9 @@ class CappedKernelManager(AsyncMappingKernelManager):
         return len(self.list_kernel_ids()) - self.ready_in_pool() - self._starting
 
     def busy(self) -> bool:
-        """Whether a new visitor would need a kernel beyond the cap."""
-        return self.visitors() >= self.max_kernels
+        """Whether a new visitor would need a kernel beyond the cap (counting the visitors whose
+        kernel is still to start)."""
+        return self.visitors() + self.waiting_visitors() >= self.max_kernels
 
 
 def busy_page(visitors: int, cap: int, retry_s: int = RETRY_S) -> str:
