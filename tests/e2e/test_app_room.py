@@ -50,7 +50,10 @@ def test_a_closed_tab_frees_its_kernel_within_a_minute(browser, tmp_path):
 def test_a_visitor_beyond_the_cap_gets_the_busy_page(tmp_path):
     one = ("--VoilaConfiguration.default_pool_size=1", "--CappedKernelManager.max_kernels=1")
     with start_voila(extra_args=one, log_dir=tmp_path) as server:
-        with urllib.request.urlopen(server.url, timeout=180) as r:  # takes the only kernel
+        t0 = time.monotonic()  # the address is announced once the pool's kernel is ready
+        while "Serving the workbook on" not in server.log() and time.monotonic() - t0 < 180:
+            time.sleep(0.5)
+        with urllib.request.urlopen(server.url, timeout=60) as r:  # takes the only kernel
             assert r.status == 200 and "wb-preview" in r.read().decode()
         with pytest.raises(urllib.error.HTTPError) as busy:
             urllib.request.urlopen(server.url, timeout=30)
