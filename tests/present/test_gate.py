@@ -90,6 +90,9 @@ def test_a_refill_waits_for_a_cpu_and_for_the_rush_to_pass_unless_the_pool_ran_d
     warming = [_started("p1", warming=True), _started("p2", warming=True)]
     km = _manager(["p1", "p2"], warming, cap=10)
     assert km._must_wait()  # max_warming (2) kernels run the notebook: no third yet
+    km = _manager(["p1"], [_started("p1", warming=True)], cap=10)
+    km._starting = 1  # and another one is being started
+    assert km.warming() == 2 and km._must_wait()
     refill = asyncio.new_event_loop().create_future()  # a refill's task, not started, in the pool
     km = _manager(["p1", "v1"], [_started("p1"), refill], cap=10)
     km.quiet_s, km.last_visit = 20.0, time.monotonic()

@@ -143,8 +143,8 @@ class CappedKernelManager(AsyncMappingKernelManager):
         return len(self._pooled())
 
     def warming(self) -> int:
-        """Pool kernels still running the notebook."""
-        return sum(1 for c in self._pooled() if not c["task"].done())
+        """Kernels starting, and pool kernels still running the notebook."""
+        return self._starting + sum(1 for c in self._pooled() if not c["task"].done())
 
     def visitors(self) -> int:
         """Kernels handed to visitors: all but the ready ones in the pool and those starting."""
