@@ -54,6 +54,10 @@ SCREENSHOTS = REPO / "artifacts" / "screenshots"
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1"}
 #: Seconds to wait for Voila to listen (it starts two preheated kernels first).
 SERVER_START_TIMEOUT_S = 60.0
+#: The test servers preheat two kernels, not voila.json's room-sized pool: ten warming kernels per
+#: test module would slow the whole suite on a 2-core machine (tools/bench_visitors.py measures
+#: the committed pool).
+TEST_POOL = ("--VoilaConfiguration.default_pool_size=2",)
 
 needs_chromium = pytest.mark.skipif(
     not CHROMIUM.exists(),
@@ -267,7 +271,7 @@ def voila_app(tmp_path_factory) -> Iterator[VoilaServer]:
         pytest.skip(
             f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install chromium)"
         )
-    with start_voila(log_dir=tmp_path_factory.mktemp("voila")) as server:
+    with start_voila(log_dir=tmp_path_factory.mktemp("voila"), extra_args=TEST_POOL) as server:
         yield server
 
 

@@ -18,8 +18,10 @@ import sys
 # the "iri" string format, and that module builds a Lark grammar at import: 1.6-3.9 s of every
 # command's start on this machine (python -X importtime). No schema altair or nbformat validates
 # uses that format, so the command line goes without it (jsonschema's import is guarded by
-# ImportError); the library, the notebooks and the app are untouched.
-sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
+# ImportError); the app's kernels and server do the same (workbook.present.app.warm).
+from ..present.app.warm import skip_slow_optional_imports  # noqa: I001 (before the rest)
+
+skip_slow_optional_imports()
 
 from ..present.app import serve  # noqa: E402
 from . import bench, report, validate  # noqa: E402

@@ -3,7 +3,8 @@ another port; ``python -m workbook app``).
 
 Voila's ``lab`` template links Font Awesome from a CDN (voila#539); we generate a two-file template
 ``offline`` that extends it without those lines, from the *installed* template so it follows the
-pinned Voila (../shared/reference/jupyter_stack.md). Settings live in the committed ``voila.json``.
+pinned Voila (../shared/reference/jupyter_stack.md). Settings live in the committed ``voila.json``;
+the server itself is :class:`workbook.present.app.gate.WorkbookVoila` (a cap on kernels).
 """
 
 from __future__ import annotations
@@ -88,15 +89,26 @@ def build_offline_template(share: Path = SHARE) -> Path:
     return out
 
 
+#: Voila with the kernel cap, the busy page and the _xsrf cookie (:mod:`.gate`).
+#: The server skips the slow optional import first (:func:`.warm.skip_slow_optional_imports`: 2 s
+#: of its start, under jupyter_server's jsonschema).
+SERVER_ENTRY = (
+    "from workbook.present.app.warm import skip_slow_optional_imports; "
+    "skip_slow_optional_imports(); "
+    "from workbook.present.app.gate import main; main()"
+)
+
+
 def voila_command(notebook: Path = APP_NOTEBOOK, port: int = 8866) -> tuple[list[str], dict]:
-    """The command line and environment that serve ``notebook`` with the committed settings."""
+    """The command line and environment that serve ``notebook`` with the committed settings
+    (:func:`workbook.present.app.gate.main`: Voila with a cap on kernels)."""
     build_offline_template()
     env = dict(os.environ)
     env["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(SHARE), env.get("JUPYTER_PATH")]))
     cmd = [
         sys.executable,
-        "-m",
-        "voila",
+        "-c",
+        SERVER_ENTRY,
         str(notebook),
         f"--port={port}",
         "--no-browser",
@@ -150,7 +162,10 @@ def main() -> int:
         return 2
     cmd, env = voila_command(port=port)
     cmd.append("--Voila.port_retries=0")  # never serve anywhere but the announced address
-    print(f"Serving the workbook on http://127.0.0.1:{port} (Ctrl-C stops it)", flush=True)
+    # The server prints "Serving the workbook on http://..." once its first kernel is ready.
+    print(
+        f"Starting the workbook on port {port}: its address follows when it can serve.", flush=True
+    )
     os.chdir(REPO)  # voila.json is read from the launch directory
     os.execve(sys.executable, cmd, env)
     return 0  # not reached: execve replaces this process

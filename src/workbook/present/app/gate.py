@@ -1,0 +1,218 @@
+"""The app's server: Voila (``voila.json``) with a cap on kernels, a "busy" page beyond it, the
+``_xsrf`` cookie a closing tab needs to free its kernel, and the address printed once the first
+visitor can be served (``make app``; :func:`workbook.present.app.serve.voila_command` runs
+:func:`main`).
+
+* **A cap.** :class:`CappedKernelManager` (``VoilaConfiguration.multi_kernel_manager_class``)
+  never holds more than ``max_kernels`` kernels, the pool's included: a refill of the pool waits
+  for a freed kernel. A visitor who would need kernel number ``max_kernels + 1`` gets
+  :data:`BUSY_PAGE` (HTTP 503, ``Retry-After``; the page retries by itself) instead of a kernel.
+* **A closed tab frees its kernel.** Voila's page sends ``POST voila/api/shutdown/<id>`` with the
+  ``_xsrf`` cookie's value when the tab closes, but a page served from a preheated kernel never
+  set that cookie, so the request was refused (403 "'_xsrf' argument missing", voila#1458) and the
+  kernel waited for the culler. :class:`GatedVoilaHandler` sets the cookie (tornado does when a
+  handler reads ``xsrf_token``); XSRF checking stays on.
+* **One warm-up per CPU, refills after the rush.** The pool's kernels start one after another
+  (at most ``max_warming`` running the notebook at once), so the first is ready after its own
+  start rather than after all of them; a refill waits until ``quiet_s`` after the last arrival
+  (unless the pool ran dry), so it does not slow the pages that are going live.
+* **The address once it answers.** :class:`WorkbookVoila` prints "Serving the workbook on ..."
+  when the pool's first kernel has run the notebook, so the first visitor is served at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import time
+
+from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+from tornado import web
+from tornado.ioloop import IOLoop
+from traitlets import Float, Int
+from voila.app import Voila
+from voila.tornado.handler import TornadoVoilaHandler
+
+from .warm import STARTUP_SLOTS, bundle_path, write_vega_bundle
+
+#: Seconds after which the busy page asks again (its Retry-After header and its refresh).
+RETRY_S = 15
+#: Seconds between two looks at the kernel count while a pool refill waits for a freed kernel.
+CAP_POLL_S = 0.5
+
+BUSY_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="refresh" content="{retry}">
+<title>The workbook is busy</title></head>
+<body style="font-family: sans-serif; max-width: 40em; margin: 15vh auto; padding: 0 16px;">
+<h1 style="font-size: 1.4em;">The workbook is busy: try again in a moment</h1>
+<p id="wb-busy-page">{visitors} people are using it, the most this server takes at once
+({cap}). This page tries again by itself in {retry} s.</p>
+<p style="color: #555; font-size: 0.9em;">Serving more people at once: see "Serving a room"
+in the workbook's README.</p>
+</body></html>
+"""
+
+
+class CappedKernelManager(AsyncMappingKernelManager):
+    """Voila's kernel manager (the preheated pool is added on top by Voila) with at most
+    :attr:`max_kernels` kernels."""
+
+    max_kernels = Int(
+        16,
+        config=True,
+        help="Most kernels at once, the pool's included; a visitor beyond gets the busy page.",
+    )
+    max_warming = Int(
+        STARTUP_SLOTS,
+        config=True,
+        help="Pool kernels that run the notebook at the same time (default: the CPUs less one, "
+        "left for the pages going live); the pool's next kernel starts when one is done, so "
+        "the first is ready soonest.",
+    )
+
+    quiet_s = Float(
+        20.0,
+        config=True,
+        help="Seconds after the last visitor's arrival before the pool refills, unless it has no "
+        "ready kernel left: a refill then does not compete with the pages going live.",
+    )
+
+    #: time.monotonic() of the last visitor's arrival (GatedVoilaHandler).
+    last_visit = float("-inf")
+    #: Kernel starts in flight (from the check that let them through until started).
+    _starting = 0
+
+    async def start_kernel(self, *args, **kwargs) -> str:
+        """Start a kernel once :meth:`_must_wait` lets it (a pool refill waits here). Starts
+        for a waiting visitor go before the pool's own refills."""
+        me = asyncio.current_task()
+        self._waiting().add(me)
+        try:
+            while self._must_wait(me):
+                await asyncio.sleep(CAP_POLL_S)
+        finally:
+            self._waiting().discard(me)
+        self._starting += 1  # no await since the check: no other start passed in between
+        try:
+            return await super().start_kernel(*args, **kwargs)
+        finally:
+            self._starting -= 1
+
+    def _waiting(self) -> set:
+        if "_waiting_starts" not in self.__dict__:
+            self.__dict__["_waiting_starts"] = set()
+        return self.__dict__["_waiting_starts"]
+
+    def _in_pool(self, task) -> bool:
+        """Whether ``task`` is a pool refill nobody waits for yet (not taken by a visitor)."""
+        return any(task in pool for pool in getattr(self, "_pools", {}).values())
+
+    def waiting_visitors(self) -> int:
+        """Starts waiting for a slot that a visitor waits for."""
+        return sum(1 for t in self._waiting() if not self._in_pool(t))
+
+    def _must_wait(self, task=None) -> bool:
+        """Whether a kernel start (for ``task``) waits: at the cap, while :attr:`max_warming`
+        pool kernels run the notebook; a refill nobody waits for also while a visitor's start
+        waits, when it would take the slot of one, and within :attr:`quiet_s` of a visitor's
+        arrival while the pool has a ready kernel."""
+        total = len(self.list_kernel_ids()) + self._starting
+        if total >= self.max_kernels or self.warming() >= self.max_warming:
+            return True
+        if task is None or not self._in_pool(task):
+            return False
+        visitors = self.waiting_visitors()
+        if visitors or total + visitors >= self.max_kernels:
+            return True
+        return self.ready_in_pool() > 0 and time.monotonic() - self.last_visit < self.quiet_s
+
+    def _pooled(self) -> list[dict]:
+        """What Voila's pool holds for each started kernel (``kernel_id``, ``task``: the
+        notebook's run)."""
+        out = []
+        for pool in getattr(self, "_pools", {}).values():
+            for task in pool:
+                if task.done() and not task.cancelled() and task.exception() is None:
+                    out.append(task.result())
+        return out
+
+    def ready_in_pool(self) -> int:
+        """Kernels started and waiting in Voila's preheated pool (not yet a visitor's)."""
+        return len(self._pooled())
+
+    def warming(self) -> int:
+        """Kernels starting, and pool kernels still running the notebook."""
+        return self._starting + sum(1 for c in self._pooled() if not c["task"].done())
+
+    def visitors(self) -> int:
+        """Kernels handed to visitors: all but the ready ones in the pool and those starting."""
+        return len(self.list_kernel_ids()) - self.ready_in_pool() - self._starting
+
+    def busy(self) -> bool:
+        """Whether a new visitor would need a kernel beyond the cap (counting the visitors whose
+        kernel is still to start)."""
+        return self.visitors() + self.waiting_visitors() >= self.max_kernels
+
+
+def busy_page(visitors: int, cap: int, retry_s: int = RETRY_S) -> str:
+    """The page a visitor beyond the cap sees (it reloads itself after ``retry_s``)."""
+    return BUSY_PAGE.format(visitors=html.escape(str(visitors)), cap=cap, retry=retry_s)
+
+
+class GatedVoilaHandler(TornadoVoilaHandler):
+    """The notebook's page: the busy page beyond the cap; the ``_xsrf`` cookie always."""
+
+    @web.authenticated
+    async def get(self, path=None):
+        # Reading the token sets the _xsrf cookie that the page's shutdown beacon sends back.
+        self.xsrf_token  # noqa: B018 (a property read for its effect)
+        km = self.kernel_manager
+        if not isinstance(km, CappedKernelManager):
+            await super().get(path)
+            return
+        km.last_visit = time.monotonic()
+        if km.busy():
+            self.log.warning("busy: %d visitors, cap %d", km.visitors(), km.max_kernels)
+            self.set_status(503)
+            self.set_header("Retry-After", str(RETRY_S))
+            self.set_header("Cache-Control", "no-cache, no-store, must-revalidate")
+            self.finish(busy_page(km.visitors(), km.max_kernels))
+            return
+        await super().get(path)
+
+
+class WorkbookVoila(Voila):
+    """Voila serving the app page through :class:`GatedVoilaHandler`, announcing its address
+    once the first kernel is ready."""
+
+    def init_handlers(self) -> list:
+        return [
+            (h[0], GatedVoilaHandler, *h[2:]) if h[1] is TornadoVoilaHandler else h
+            for h in super().init_handlers()
+        ]
+
+    def start(self):
+        if not bundle_path().is_file():  # once per altair / vl-convert version (~2 s)
+            write_vega_bundle()
+        IOLoop.current().add_callback(self._announce)
+        super().start()
+
+    async def _announce(self):
+        """Print the address when the pool's first kernel has run the notebook (at once when
+        there is no pool)."""
+        pools = getattr(self.kernel_manager, "_pools", {})
+        first = next((p[0] for p in pools.values() if p), None)
+        if first is not None:
+            try:
+                content = await first
+                await content["task"]
+            except Exception as e:  # the page will say what failed; still print the address
+                self.log.warning("the first preheated kernel failed: %s", e)
+        print(f"Serving the workbook on http://{self.ip}:{self.port} (Ctrl-C stops it)", flush=True)
+
+
+def main() -> None:
+    """Run :class:`WorkbookVoila` with the command line's arguments (see ``voila --help``)."""
+    WorkbookVoila.launch_instance()

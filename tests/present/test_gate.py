@@ -1,0 +1,110 @@
+"""The app server's cap on kernels and its busy page (workbook.present.app.gate), and the
+committed voila.json settings that free a closed tab's kernel."""
+
+import asyncio
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+
+from workbook.present.app.gate import RETRY_S, CappedKernelManager, busy_page
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _started(kernel_id: str, warming: bool = False) -> asyncio.Future:
+    """A pool entry as Voila's pool holds it once the kernel started (``task``: the notebook)."""
+    loop = asyncio.new_event_loop()
+    run, entry = loop.create_future(), loop.create_future()
+    if not warming:
+        run.set_result(None)
+    entry.set_result({"kernel_id": kernel_id, "task": run})
+    return entry
+
+
+def _manager(kernels: list[str], pool: list, cap: int) -> CappedKernelManager:
+    km = CappedKernelManager(max_kernels=cap, max_warming=2)
+    km._pools = {"app.ipynb": pool}
+    km.list_kernel_ids = lambda: list(kernels)
+    return km
+
+
+def test_pool_kernels_are_not_visitors_and_the_cap_counts_visitors():
+    pool = [_started("p1"), _started("p2", warming=True)]
+    km = _manager(["v1", "v2", "p1", "p2"], pool, cap=4)
+    assert km.ready_in_pool() == 2 and km.warming() == 1
+    assert km.visitors() == 2 and not km.busy()
+    km = _manager(["v1", "v2", "v3", "v4"], [], cap=4)
+    assert km.visitors() == 4 and km.busy()
+    km._starting = 1  # listed while it starts, not yet in the pool: nobody's yet
+    assert km.visitors() == 3 and not km.busy()
+    km._waiting().add(object())  # and a visitor waits for a kernel still to start
+    assert km.busy()
+
+
+def test_a_refill_waits_for_a_freed_kernel_at_the_cap(monkeypatch):
+    kernels = ["v1", "v2"]
+    started = []
+
+    async def fake_start(self, *args, **kwargs):
+        started.append(len(kernels))
+        kernels.append(f"k{len(kernels)}")
+        return kernels[-1]
+
+    monkeypatch.setattr(AsyncMappingKernelManager, "start_kernel", fake_start)
+    monkeypatch.setattr("workbook.present.app.gate.CAP_POLL_S", 0.01)
+    km = _manager(kernels, [], cap=2)
+
+    async def scenario():
+        waiting = asyncio.ensure_future(km.start_kernel())
+        await asyncio.sleep(0.1)
+        assert not waiting.done() and started == []  # at the cap: no third kernel
+        kernels.remove("v1")  # a visitor leaves
+        return await asyncio.wait_for(waiting, 2)
+
+    # its own thread: an earlier browser test may leave this thread's event loop running
+    with ThreadPoolExecutor(1) as pool:
+        assert pool.submit(asyncio.run, scenario()).result() == "k1" and started == [1]
+
+
+def test_the_busy_page_says_so_and_retries_by_itself():
+    page = busy_page(24, 24)
+    assert "busy" in page and "try again in a moment" in page
+    assert f'http-equiv="refresh" content="{RETRY_S}"' in page
+    assert "24 people" in page and "(24)" in page and 'id="wb-busy-page"' in page
+    assert "http://" not in page.replace("http-equiv", "") and "https://" not in page  # offline
+
+
+def test_voila_json_caps_kernels_and_frees_a_closed_tab_within_a_minute():
+    conf = json.loads((REPO / "voila.json").read_text())
+    vc = conf["VoilaConfiguration"]
+    assert vc["multi_kernel_manager_class"] == "workbook.present.app.gate.CappedKernelManager"
+    cap, pool = conf["CappedKernelManager"]["max_kernels"], vc["default_pool_size"]
+    assert 0 < pool < cap
+    cull = conf["MappingKernelManager"]
+    assert cull["cull_connected"] is False  # an open page keeps its kernel
+    assert cull["cull_idle_timeout"] + cull["cull_interval"] <= 60
+    assert "disable_check_xsrf" not in json.dumps(conf)
+
+
+def test_a_refill_waits_for_a_cpu_and_for_the_rush_to_pass_unless_the_pool_ran_dry():
+    warming = [_started("p1", warming=True), _started("p2", warming=True)]
+    km = _manager(["p1", "p2"], warming, cap=10)
+    assert km._must_wait()  # max_warming (2) kernels run the notebook: no third yet
+    km = _manager(["p1"], [_started("p1", warming=True)], cap=10)
+    km._starting = 1  # and another one is being started
+    assert km.warming() == 2 and km._must_wait()
+    refill = asyncio.new_event_loop().create_future()  # a refill's task, not started, in the pool
+    km = _manager(["p1", "v1"], [_started("p1"), refill], cap=10)
+    km.quiet_s, km.last_visit = 20.0, time.monotonic()
+    assert km._must_wait(refill)  # a visitor just arrived, a ready kernel is left: after the rush
+    assert not km._must_wait(object())  # a start a visitor waits for goes at once
+    km.last_visit = time.monotonic() - 21
+    assert not km._must_wait(refill)
+    km._waiting().add(object())  # a visitor's start waits (warming, say): it goes first
+    assert km._must_wait(refill) and km.waiting_visitors() == 1
+    km = _manager(["v1"], [refill], cap=10)
+    km.last_visit = time.monotonic()
+    assert not km._must_wait(refill)  # the pool ran dry: the next visitor needs a kernel now
