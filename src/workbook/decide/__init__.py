@@ -29,7 +29,7 @@ from .scenario import (
     Scenario,
     ScenarioError,
 )
-from .sensitivity import monte_carlo, tornado
+from .sensitivity import monte_carlo, monte_carlo_draws, tornado, tornado_ranges
 from .yamlsafe import MAX_SCENARIO_BYTES, YamlError, safe_yaml
 
 __all__ = [
@@ -63,6 +63,8 @@ __all__ = [
     "evaluate_arrays",
     "gpu_counts",
     "monte_carlo",
+    "monte_carlo_draws",
+    "tornado_ranges",
     "option_columns",
     "option_row",
     "presets",

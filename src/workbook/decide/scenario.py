@@ -15,7 +15,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..catalog import load_catalog
-from ..model import ModelShape, chinchilla_tokens, with_shape
+from ..model import PRECISIONS, ModelShape, chinchilla_tokens, with_shape
 from ..text import shown
 from .yamlsafe import YamlError, read_scenario_file, safe_json, safe_yaml
 
@@ -39,6 +39,10 @@ REGIONS = ("unrestricted", "china")
 #: The framework the team's training code is written in (cloud-only TPUs cost a port to a
 #: PyTorch team: data/assumptions.csv porting_weeks_xla).
 FRAMEWORKS = ("pytorch", "jax")
+
+#: Allowed :attr:`Scenario.used_price_factor` [x the listed second-hand price]: from a quarter
+#: (a fire sale) to twice (a scarce part) the secondary-market figures of data/prices.csv.
+USED_PRICE_FACTOR_RANGE = (0.25, 2.0)
 
 #: Workload -> training method of the estimation engine.
 WORKLOAD_METHOD = {
@@ -83,6 +87,7 @@ _NUMBER_FIELDS = (
     "time_factor",
     "lead_time_tolerance_weeks",
     "max_gpus",
+    "used_price_factor",
 )
 
 #: Allowed :attr:`Scenario.time_factor` (a pilot run's measured / predicted time) [x].
@@ -117,7 +122,13 @@ class Scenario(BaseModel):
         ),
     )
     seq_len: int = Field(4096, ge=128, le=1_048_576, description="Sequence length [tokens].")
-    precision: Literal["bf16", "fp8"] = Field("bf16", description="Training precision.")
+    precision: Literal[PRECISIONS] = Field(
+        "bf16",
+        description=(
+            "Training precision (the engine's PRECISIONS): FP8 and FP4 run the matmuls at that "
+            "peak; a part without an FP4 peak in data/accelerators.csv fails on precision."
+        ),
+    )
     deadline_days: float = Field(
         ...,
         gt=0,
@@ -230,6 +241,16 @@ class Scenario(BaseModel):
         ),
     )
     used_hardware_allowed: bool = Field(True, description="Second-hand GPUs may be bought.")
+    used_price_factor: float = Field(
+        1.0,
+        ge=USED_PRICE_FACTOR_RANGE[0],
+        le=USED_PRICE_FACTOR_RANGE[1],
+        description=(
+            "Second-hand GPUs cost this many times their default price in data/prices.csv (the "
+            "secondary-market aggregator figures) [x]; 1 = as listed. The article's used H100 SXM "
+            "at $18,000 a GPU against the listed $21,500 is 0.84."
+        ),
+    )
     sourced_prices_only: bool = Field(
         False,
         description=(
