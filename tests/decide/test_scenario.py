@@ -112,3 +112,14 @@ def test_grid_intensity_accepts_its_range_and_true_is_not_a_number():
     assert Scenario(**BASE, grid_kg_co2e_per_kwh=1.5).grid_kg_co2e_per_kwh == 1.5
     with pytest.raises(ScenarioError, match="grid_kg_co2e_per_kwh"):
         Scenario(**BASE, grid_kg_co2e_per_kwh=True)
+
+
+def test_used_price_factor_is_range_checked_and_named():
+    from workbook import presets
+
+    s = presets["band-7b-to-70b"]
+    assert s.used_price_factor == 1.0  # data/prices.csv as listed
+    with pytest.raises(ScenarioError, match=r"used_price_factor=3(\.0)?: .*less than or equal to"):
+        s.replace(used_price_factor=3)
+    with pytest.raises(ScenarioError, match="precision"):
+        s.replace(precision="fp2")

@@ -16,6 +16,7 @@ from .evaluate import (
 from .options import Option, gpu_counts, site_defaults, sweep
 from .presets import ARTICLE_ADVICE, ARTICLE_OPTION, article_comparison, presets
 from .recommend import Recommendation, recommend
+from .risk import option_bands
 from .scenario import (
     ACQUISITIONS,
     CONFIDENCE_RANGE,
@@ -64,6 +65,7 @@ __all__ = [
     "gpu_counts",
     "monte_carlo",
     "monte_carlo_draws",
+    "option_bands",
     "tornado_ranges",
     "option_columns",
     "option_row",

@@ -284,8 +284,8 @@ def _describe(s, name: str, at: float) -> str:
 def tornado_ranges(rec, cat: Catalog) -> dict[str, str]:
     """Each tornado assumption's range in the reader's units, keyed by its ``parameter``: the
     pick's own figures where the assumption moves them (its MFU, its price per GPU-hour or per
-    GPU, its lead time), the assumption's otherwise; e.g. ``"MFU 0.35 - 0.55 (the pick)"``,
-    ``"$2.10 - $2.90 per GPU-hour (the pick's price x 0.60 - 1.50)"``. Empty with no pick."""
+    GPU, its lead time), the assumption's otherwise; e.g. ``"0.35 - 0.55 MFU"`` (the pick's),
+    ``"$2.10 - $2.90 per GPU-hour"`` (the pick's price over the range). Empty with no pick."""
     if rec.top is None:
         return {}
     o = rec.options
@@ -309,25 +309,24 @@ def _range_text(s, f: Factor, top: pd.Series, lo: float, hi: float) -> str:
     factor the pick moves by at each end [x]."""
     name = f.parameter
     if name == "gemm_efficiency":  # time x base / moved: MFU x moved / base
-        return f"MFU {top['mfu'] / lo:.2f} - {top['mfu'] / hi:.2f} (the pick)"
+        return f"{top['mfu'] / lo:.2f} - {top['mfu'] / hi:.2f} MFU"
     if name == "failure_rate_per_gpu_hour":
         return f"1 failure per {1 / f.low:,.0f} - {1 / f.high:,.0f} GPU-hours"
     if name in PRICE_FACTORS and bool(top["is_buy"]) == (name == "buy_price_factor"):
-        unit = "per GPU" if top["is_buy"] else "per GPU-hour"
-        p, fmt = float(top["price"]), ",.0f" if top["is_buy"] else ",.2f"
-        return f"${p * lo:{fmt}} - ${p * hi:{fmt}} {unit} (the pick's price x {lo:.2f} - {hi:.2f})"
-    if name in PRICE_FACTORS:
-        what = "purchase" if name.startswith("buy") else "rental"
-        return f"{what} prices {f.low - 1:+.0%} to {f.high - 1:+.0%} (not the pick's)"
+        unit, fmt = ("per GPU", ",.0f") if top["is_buy"] else ("per GPU-hour", ",.2f")
+        p = float(top["price"])
+        return f"${p * lo:{fmt}} - ${p * hi:{fmt}} {unit}"
+    if name in PRICE_FACTORS:  # the pick does not pay this kind of price
+        return f"{f.low - 1:+.0%} to {f.high - 1:+.0%} (not the pick's)"
     if name == "runs_factor":
         return f"{s.runs_per_year * f.low:.3g} - {s.runs_per_year * f.high:.3g} runs a year"
     if name == "electricity_usd_per_kwh":
         return f"${f.low:.3f} - ${f.high:.3f} per kWh"
     if name == "lead_time_weeks" and top["acquisition"] == "buy-new":
         weeks = float(top["lead_time_weeks_new"])
-        return f"{weeks * lo:.0f} - {weeks * hi:.0f} weeks to delivery (the pick)"
+        return f"{weeks * lo:.0f} - {weeks * hi:.0f} weeks to delivery"
     if name == "lead_time_weeks":
-        return f"new hardware's lead time x {f.low:.2f} - {f.high:.2f} (the pick has no wait)"
+        return f"x {f.low:.2f} - {f.high:.2f} (not the pick's)"
     if name == "engineer_cost_usd_per_year":
         return f"${f.low:,.0f} - ${f.high:,.0f} per engineer-year"
     return f"{f.low:.3g} - {f.high:.3g}"
