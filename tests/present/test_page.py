@@ -51,7 +51,8 @@ def test_charts_are_sent_once_the_page_reports_it_rendered():
     app.page_ready._handle_custom_msg({"event": "rendered"}, [])  # what the browser sends
     jc = app.chart_widget
     # PageReady stays beside the charts: its view carries the page's heartbeat.
-    assert app.chart_box.children == (jc, app.page_ready) and jc.spec == app.chart.to_dict()
+    assert app.chart_box.children == (jc, app.page_ready, app.column_width)
+    assert jc.spec == app.chart.to_dict()
     app.page_ready._handle_custom_msg({"event": "rendered"}, [])  # a second view of the same output
     assert app.chart_widget is jc
     before = jc.spec
@@ -288,3 +289,20 @@ def test_a_bad_value_in_a_more_section_opens_it(app):
     )
     assert section.selected_index == 0
     app.reset()
+
+
+@pytest.mark.parametrize("px", [370, 520, 900])
+def test_charts_are_drawn_at_the_width_the_page_reports(px):
+    """ColumnWidth's message redraws the charts for that column: every chart's plotting area plus
+    its y labels fits the column; legends go under the charts below 900 px."""
+    from workbook.present.chart_style import MIN_WIDTH
+
+    app = WorkbookApp("funded-startup-30b-domain")
+    app.column_width._handle_custom_msg({"event": "width", "px": px}, [])
+    spec = app.chart_spec
+    width = {part["width"] for part in spec["vconcat"]}
+    labels = spec["config"]["axisY"]["labelLimit"]
+    assert len(width) == 1 and (width.pop() + labels <= px or width == {MIN_WIDTH})
+    assert spec["config"]["legend"]["orient"] == ("bottom" if px < 900 else "right")
+    app.column_width._handle_custom_msg({"event": "width", "px": "wide"}, [])  # not a width
+    assert app.chart_spec == spec and "wrong" not in app.status.value

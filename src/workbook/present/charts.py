@@ -24,22 +24,22 @@ import pandas as pd
 from ..decide import (
     Recommendation,
     cost_per_year_curve,
-    monte_carlo_draws,
-    option_bands,
     option_position,
     site_defaults,
     tornado_ranges,
 )
 from ..text import option_labels
 from ..units import HOURS_PER_DAY, HOURS_PER_YEAR
-from .format import usd_short
+from .chart_style import (
+    HEIGHT,
+    LABEL_LIMIT,
+    LEGEND_BELOW_PX,
+    MAX_WIDTH,
+    MIN_WIDTH,
+    WIDTH,
+)
+from .risk_charts import risk_cost_chart, risk_data, risk_days_chart, wins_chart, wins_data
 
-#: Size of one chart's plotting area [px] (four of them stack in the app's right-hand column).
-WIDTH, HEIGHT = 520, 260
-#: Longest axis label of a bar chart [px] (longer ones end in an ellipsis; the tooltip has it all).
-LABEL_LIMIT = 260
-#: Height of one option's row in the risk charts [px].
-RISK_ROW_PX = 34
 FRONTIER_COLUMNS = [
     "option",
     "time_to_result_days",
@@ -262,7 +262,7 @@ def tornado_chart(rec: Recommendation) -> alt.Chart:
         alt.Chart(d)
         .mark_bar()
         .encode(
-            y=alt.Y("label:N", sort=order, title=None, axis=alt.Axis(labelLimit=LABEL_LIMIT)),
+            y=alt.Y("label:N", sort=order, title=None),
             x=alt.X(
                 "cost_per_run_usd:Q",
                 title="cost per run of the pick (USD)",
@@ -293,148 +293,6 @@ def tornado_chart(rec: Recommendation) -> alt.Chart:
     )
 
 
-# --- risk as pictures -------------------------------------------------------------------------
-#: Colours of the pick and of the other options in the risk charts.
-PICK_COLOUR, OTHER_COLOUR = "#d62728", "#4c78a8"
-
-
-def risk_data(rec: Recommendation) -> pd.DataFrame:
-    """The pick and its runners-up with the p10 / p50 / p90 of their days to a finished run and
-    first year's cost (:func:`workbook.decide.option_bands`), and the deadline [days] and budget
-    [USD] they are held to."""
-    d = option_bands(rec)
-    d["deadline_days"] = rec.scenario.deadline_days
-    d["budget_usd"] = rec.scenario.budget_usd
-    return d
-
-
-def _range_bars(d: pd.DataFrame, column: str, title: str, fmt: str, limit: float, what: str):
-    """One bar per option from its ``column_p10`` to ``column_p90``, a tick at ``column_p50`` and a
-    dashed rule at ``limit`` (named ``what``); the pick red."""
-    order = list(d["option"])
-    colour = alt.Color(
-        "pick:N",
-        scale=alt.Scale(domain=[True, False], range=[PICK_COLOUR, OTHER_COLOUR]),
-        legend=None,
-    )
-    tip = [
-        alt.Tooltip("option"),
-        *(alt.Tooltip(f"{column}_{q}:Q", format=fmt, title=q) for q in ("p10", "p50", "p90")),
-        alt.Tooltip("p_deadline:Q", format=".0%", title="P(by the deadline)"),
-        alt.Tooltip("p_budget:Q", format=".0%", title="P(within the budget)"),
-    ]
-    y = alt.Y("option:N", sort=order, title=None, axis=alt.Axis(labelLimit=LABEL_LIMIT))
-    base = alt.Chart(d).encode(y=y, color=colour, tooltip=tip)
-    bar = base.mark_bar(size=12, opacity=0.55).encode(
-        x=alt.X(f"{column}_p10:Q", title=title, axis=alt.Axis(format=fmt)),
-        x2=f"{column}_p90:Q",
-    )
-    mid = base.mark_tick(thickness=3, size=22).encode(x=f"{column}_p50:Q")
-    rule = (
-        alt.Chart(pd.DataFrame({"x": [limit], "label": [what]}))
-        .mark_rule(color="black", strokeDash=[5, 4], strokeWidth=2)
-        .encode(x="x:Q", tooltip=[alt.Tooltip("label"), alt.Tooltip("x:Q", format=fmt)])
-    )
-    return (bar + mid + rule).properties(width=WIDTH, height=max(2, len(d)) * RISK_ROW_PX)
-
-
-def risk_days_chart(rec: Recommendation) -> alt.Chart:
-    """:func:`risk_data` as p10-p90 bars of days to a finished run (lead time included), a tick at
-    the p50, against the deadline."""
-    d = risk_data(rec)
-    s = rec.scenario
-    title = (
-        f"Days to a finished run, p10 - p50 - p90 (dashed: the {s.deadline_days:,.0f}-day "
-        "deadline; red: the pick)"
-    )
-    return _range_bars(
-        d,
-        "days",
-        "days from the decision (lead time + run)",
-        ",.0f",
-        s.deadline_days,
-        f"deadline: day {s.deadline_days:,.0f}",
-    ).properties(title=title)
-
-
-def risk_cost_chart(rec: Recommendation) -> alt.Chart:
-    """:func:`risk_data` as p10-p90 bars of the first year's cost (what the budget holds), a tick
-    at the p50, against the budget."""
-    d = risk_data(rec)
-    b = rec.scenario.budget_usd
-    title = f"First-year cost, p10 - p50 - p90 (dashed: the {usd_short(b)} budget)"
-    return _range_bars(
-        d, "first_year_usd", "first-year cost (USD)", "$,.3s", b, f"budget: {usd_short(b)}"
-    ).properties(title=title)
-
-
-def wins_data(rec: Recommendation) -> pd.DataFrame:
-    """How often each accelerator wins the Monte Carlo: ``accelerator``, ``name``, ``share``
-    [fraction of the draws, summed over its options], ``options`` (its winning options, most
-    frequent first) and ``pick`` (the pick's accelerator), most frequent first."""
-    cols = ["accelerator", "name", "share", "options", "pick"]
-    mc = rec.monte_carlo
-    if mc is None or mc.empty:
-        return pd.DataFrame(columns=cols)
-    o = rec.options
-    label_to = dict(zip(option_labels(o), zip(o["accelerator"], o["name"])))
-    acc = [label_to.get(x, (x, x)) for x in mc["option"]]
-    d = pd.DataFrame(
-        {
-            "accelerator": [a for a, _ in acc],
-            "name": [n for _, n in acc],
-            "share": mc["share"].to_numpy(float),
-            "option": mc["option"].to_numpy(object),
-        }
-    )
-    out = (
-        d.groupby(["accelerator", "name"], sort=False)
-        .agg(share=("share", "sum"), options=("option", lambda x: ", ".join(x.head(3))))
-        .reset_index()
-        .sort_values("share", ascending=False, kind="stable")
-        .reset_index(drop=True)
-    )
-    out["pick"] = out["accelerator"] == (rec.top.accelerator if rec.top is not None else None)
-    return out[cols]
-
-
-def wins_chart(rec: Recommendation) -> alt.Chart:
-    """:func:`wins_data` as bars of the share of Monte Carlo draws each accelerator wins."""
-    d = wins_data(rec)
-    draws = monte_carlo_draws(rec.catalog) if rec.catalog is not None else len(d)
-    order = list(d["name"])
-    base = alt.Chart(d).encode(
-        y=alt.Y("name:N", sort=order, title=None, axis=alt.Axis(labelLimit=LABEL_LIMIT)),
-        x=alt.X(
-            "share:Q",
-            title="share of the draws it wins",
-            axis=alt.Axis(format=".0%"),
-            scale=alt.Scale(domain=[0, 1]),
-        ),
-        tooltip=[
-            alt.Tooltip("name"),
-            alt.Tooltip("share:Q", format=".1%"),
-            alt.Tooltip("options", title="winning options"),
-        ],
-    )
-    bars = base.mark_bar().encode(
-        color=alt.Color(
-            "pick:N",
-            scale=alt.Scale(domain=[True, False], range=[PICK_COLOUR, OTHER_COLOUR]),
-            legend=None,
-        )
-    )
-    text = base.mark_text(align="left", dx=3).encode(text=alt.Text("share:Q", format=".0%"))
-    return (bars + text).properties(
-        width=WIDTH,
-        height=max(2, len(d)) * RISK_ROW_PX,
-        title=(
-            f"How often each accelerator wins, {draws:,} Monte Carlo draws of every assumption "
-            "(red: the pick's)"
-        ),
-    )
-
-
 #: The recommendation's charts, in the order the app and the memo show them.
 CHARTS = {
     "risk_days": risk_days_chart,
@@ -462,11 +320,35 @@ def all_charts(rec: Recommendation) -> dict[str, alt.Chart]:
     return {name: fn(rec) for name, fn in CHARTS.items()}
 
 
+def stacked(parts: list[alt.TopLevelMixin], column_px: float | None = None) -> alt.VConcatChart:
+    """``parts`` stacked in one chart sized to a column ``column_px`` wide [px] (the app's, as its
+    page reports it; None: the memo's :data:`WIDTH`): the plotting area and the y labels shrink
+    with the column, and below :data:`LEGEND_BELOW_PX` the legends go under the charts, so that
+    nothing is drawn wider than the column (the charts are not merely scaled down to it)."""
+    if column_px is None:
+        width, labels, legend = WIDTH, LABEL_LIMIT, "right"
+    else:
+        legend = "bottom" if column_px < LEGEND_BELOW_PX else "right"
+        labels = int(min(LABEL_LIMIT, max(90, 0.38 * column_px)))
+        room = column_px - labels - 70 - (130 if legend == "right" else 0)
+        width = int(min(MAX_WIDTH, max(MIN_WIDTH, room)))
+    sized = [p.properties(width=width) for p in parts]
+    return (
+        alt.vconcat(*sized)
+        .resolve_scale(color="independent")
+        .configure_axisY(labelLimit=labels)
+        .configure_legend(orient=legend)
+        .configure_title(limit=width + labels)
+    )
+
+
 def to_svg(chart: alt.TopLevelMixin) -> str:
     """A static SVG of an altair chart for the memo and the guided notebooks (vl-convert in this
     process: no JavaScript, no network).
 
     ``chart.save`` hands vl-convert the Vega-Lite version that matches altair's schema."""
     buf = io.StringIO()
+    if not getattr(chart, "config", alt.Undefined):  # the charts' y labels, as the memo shows them
+        chart = chart.configure_axisY(labelLimit=LABEL_LIMIT)
     chart.save(buf, format="svg")
     return buf.getvalue()

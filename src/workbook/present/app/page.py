@@ -50,6 +50,7 @@ from .heartbeat import Liveness, PageReady
 from .serve import PREVIEW_KEY
 from .style import CSS, INTRO
 from .uploads import OverridesPanel
+from .viewport import ColumnWidth, column_px
 
 log = logging.getLogger("workbook.ui")
 
@@ -151,8 +152,18 @@ class WorkbookApp:
         self.page_ready.on_msg(
             lambda _widget, content, _buffers: self._guard(lambda: self.on_page(content))
         )
+        #: The chart column's width on the visitor's screen [px] (None until the page says).
+        self.column_px: float | None = None
+        self.column_width = ColumnWidth()
+        self.column_width.on_msg(
+            lambda _widget, content, _buffers: self._guard(lambda: self.on_width(content))
+        )
         self.chart_box = w.VBox(
-            [self._html("<div class='wb-busy'>Drawing the charts...</div>"), self.page_ready]
+            [
+                self._html("<div class='wb-busy'>Drawing the charts...</div>"),
+                self.page_ready,
+                self.column_width,
+            ]
         ).add_class("wb-charts")
 
     def _left(self) -> w.VBox:
@@ -389,9 +400,8 @@ class WorkbookApp:
         SVG export."""
         names = list(charts.CHARTS) if self.rec.feasible else ["frontier", "power"]
         with debug_mode(False):
-            self.chart = alt.vconcat(*[charts.CHARTS[n](self.rec) for n in names]).resolve_scale(
-                color="independent"
-            )
+            parts = [charts.CHARTS[n](self.rec) for n in names]
+            self.chart = charts.stacked(parts, self.column_px)
             self.chart_spec = self.chart.to_dict(validate=False)
         self.chart_names = names
         if self.chart_widget is not None:
@@ -401,8 +411,18 @@ class WorkbookApp:
         """Create the chart widget (idempotent); called when the page reports it has rendered."""
         if self.chart_widget is None and self.chart is not None:
             self.chart_widget = alt.JupyterChart(self.chart)  # validates once
-            # PageReady stays on the page: its view carries the heartbeat.
-            self.chart_box.children = [self.chart_widget, self.page_ready]
+            # PageReady stays on the page: its view carries the heartbeat; ColumnWidth the width.
+            self.chart_box.children = [self.chart_widget, self.page_ready, self.column_width]
+
+    def on_width(self, content: dict):
+        """The chart column's width on screen changed: redraw the charts at that width (the
+        recommendation is not recomputed)."""
+        px = column_px(content)
+        if px is None or px == self.column_px:
+            return
+        self.column_px = px
+        if self.rec is not None and self.chart is not None:
+            self._render_charts()
 
     def _downloads(self) -> str:
         """The scenario (YAML) always; the options table (~1 MB) only on request, to keep updates
