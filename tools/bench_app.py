@@ -56,6 +56,8 @@ HEADLINE = "#wb-recommendation"
 
 
 STATUS_DONE = "Updated in"
+#: The update is done: the status says so and nothing is greyed.
+SETTLED_JS = "(t) => document.body.innerText.includes(t) && !document.querySelector('.wb-stale')"
 
 
 def measure_updates(page, timeout_s: float) -> dict[str, tuple[float, float, float]]:
@@ -65,7 +67,7 @@ def measure_updates(page, timeout_s: float) -> dict[str, tuple[float, float, flo
 
     def settled() -> None:
         page.wait_for_function(
-            "(t) => document.body.innerText.includes(t) && !document.querySelector('.wb-stale')",
+            SETTLED_JS,
             arg=STATUS_DONE,
             timeout=timeout_s * 1000,
         )
@@ -76,21 +78,24 @@ def measure_updates(page, timeout_s: float) -> dict[str, tuple[float, float, flo
         old_svg = page.eval_on_selector("svg.marks", "e => e.innerHTML")
         t = time.perf_counter()
         action()
+        # The new recommendation is on screen when the headline changed, or (a change that keeps
+        # the pick, e.g. cooling for a rented pick) when the status says it was recomputed.
         page.wait_for_function(
             "([sel, old]) => { const e = document.querySelector(sel); "
-            "return e && e.innerText !== old; }",
+            "const said = document.body.innerText.includes('Recommendation updated in'); "
+            "return e && (e.innerText !== old || said); }",
             arg=[HEADLINE, old],
             timeout=timeout_s * 1000,
         )
         headline = time.perf_counter() - t
-        page.wait_for_function(
-            "(old) => document.querySelector('svg.marks').innerHTML !== old",
-            arg=old_svg,
-            timeout=timeout_s * 1000,
-        )
-        charts = time.perf_counter() - t
+        charts = None  # until the charts' SVG changes (an unchanged pick may redraw the same)
+        while charts is None and not page.evaluate(SETTLED_JS, STATUS_DONE):
+            if page.eval_on_selector("svg.marks", "e => e.innerHTML") != old_svg:
+                charts = time.perf_counter() - t
+            page.wait_for_timeout(50)
         settled()
-        return headline, charts, time.perf_counter() - t
+        done = time.perf_counter() - t
+        return headline, charts if charts is not None else done, done
 
     def budget():
         box = (

@@ -107,3 +107,13 @@ def test_no_nan_reaches_a_reader_for_parts_without_the_precision():
     assert len(lacking) and (lacking["why_precision"] == "no FP8 support").all()
     texts = list(o["failed"]) + rec.reasons + [t for v in rec.rejected.values() for t in v]
     assert not [t for t in texts if "nan" in t]
+
+
+def test_fp4_plans_on_the_parts_with_an_fp4_peak():
+    """FP4 (Scenario.precision, the article's "FP4" on Blackwell): parts without an FP4 peak in
+    data/accelerators.csv (H100, MI300X) fail on precision and say so; B200 runs."""
+    rec = recommend(presets["band-70b-to-400b"].replace(precision="fp4"), sensitivity=False)
+    o = rec.options
+    lacking = set(o.loc[~o["supported"], "accelerator"])
+    assert {"h100-sxm", "h200-sxm"} <= lacking and "b200-hgx" not in lacking
+    assert (o.loc[~o["supported"], "why_precision"] == "no FP4 support").all()

@@ -9,8 +9,8 @@ from hf_configs import LLAMA3_8B
 
 from workbook import Scenario, presets, recommend
 from workbook.decide import gpu_counts, option_row
+from workbook.decide.allowed import ACQUISITIONS
 from workbook.decide.options import NODE_COUNTS, sweep
-from workbook.decide.scenario import ACQUISITIONS
 from workbook.text import days_text
 
 
@@ -98,3 +98,22 @@ def test_hf_config_shape_reaches_the_sweep(tmp_path):
     assert (est["n_params"] == 8_030_261_248).all()
     assert est["flops_per_token"].to_numpy() == pytest.approx(48_249_176_064, rel=1e-12)
     assert (est["n_layers"] == 32).all()
+
+
+def test_used_price_factor_scales_only_second_hand_prices():
+    """The article's used H100 SXM at $18,000 against data/prices.csv's $21,500 (the default
+    buy-used row, computeforecast / Silicon Data): used_price_factor 18,000 / 21,500 = 0.837."""
+    s = presets["band-7b-to-70b"]
+    f = 18_000 / 21_500
+    base = recommend(s, sensitivity=False).options
+    cheap = recommend(s.replace(used_price_factor=f), sensitivity=False).options
+    n = int(base["n_gpus"][base["accelerator"] == "h100-sxm"].iloc[0])
+    used = option_row(cheap, "h100-sxm", n, "buy-used")
+    assert used["price"] == pytest.approx(18_000)
+    assert option_row(base, "h100-sxm", n, "buy-used")["price"] == 21_500
+    assert "used-hardware price" in used["price_basis"]
+    for mode in ("buy-new", "rent-on-demand"):
+        assert (
+            option_row(cheap, "h100-sxm", n, mode)["price"]
+            == (option_row(base, "h100-sxm", n, mode)["price"])
+        )

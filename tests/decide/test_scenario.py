@@ -126,3 +126,14 @@ def test_hf_config_takes_a_torchtitan_or_nemo_file(tmp_path):
     mix.write_text(NEMO_MIXTRAL_8X7B, encoding="utf-8")
     m = Scenario(**base, hf_config=str(mix))
     assert m.n_active_params == pytest.approx(12.88e9, rel=1e-3)
+
+
+def test_used_price_factor_is_range_checked_and_named():
+    from workbook import presets
+
+    s = presets["band-7b-to-70b"]
+    assert s.used_price_factor == 1.0  # data/prices.csv as listed
+    with pytest.raises(ScenarioError, match=r"used_price_factor=3(\.0)?: .*less than or equal to"):
+        s.replace(used_price_factor=3)
+    with pytest.raises(ScenarioError, match="precision"):
+        s.replace(precision="fp2")

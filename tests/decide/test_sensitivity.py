@@ -77,3 +77,66 @@ def test_engineer_cost_moves_an_owned_picks_staff_line():
     row = r.sensitivity.set_index("parameter").loc["engineer_cost_usd_per_year"]
     assert row["cost_per_run_at_low"] - r.top.cost_per_run_usd == pytest.approx(-1_320_000)
     assert row["cost_per_run_at_high"] - r.top.cost_per_run_usd == pytest.approx(1_800_000)
+
+
+def test_monte_carlo_over_the_statically_feasible_options_picks_the_same_winners(rec, cat):
+    """Skipping the options that fail a static constraint (no draw can make them feasible) leaves
+    every draw's winner as it was: the same draws (same seed) evaluated over the whole table, as
+    the Monte Carlo did before, give the same shares."""
+    import numpy as np
+
+    from workbook.decide.evaluate import TieRule, best_index, evaluate_arrays
+    from workbook.decide.sensitivity import monte_carlo
+    from workbook.text import option_labels
+
+    o, n = rec.options, 200
+    assert (~o["static_ok"]).sum() > 1000  # most of the 2,850 options fail a static constraint
+    rng = np.random.default_rng(0)
+    draws = {}
+    for f in factors(rec, cat):
+        u = rng.uniform(size=(n, 1))
+        for k in f.at_low:
+            lo, hi = np.asarray(f.at_low[k], float), np.asarray(f.at_high[k], float)
+            draws[k] = draws.get(k, 1.0) * (lo + (hi - lo) * u)
+    ev = evaluate_arrays(rec.scenario, o, **draws)
+    winners = best_index(rec.scenario, o, ev, TieRule.from_catalog(cat))
+    labels = option_labels(o).to_numpy(object)
+    full = pd.Series(labels[winners]).value_counts(normalize=True)
+    fast = monte_carlo(rec, cat, samples=n).set_index("option")["share"]
+    pd.testing.assert_series_equal(fast.sort_index(), full.sort_index(), check_names=False)
+
+
+def test_one_draw_count_for_recommend_and_add_sensitivity(cat):
+    """data/assumptions.csv monte_carlo_draws (1,000: standard error of a share at most
+    0.5 / sqrt(1000) = 1.6 percentage points) is what recommend() and add_sensitivity() draw by
+    default: the shares are multiples of 1 / 1,000."""
+    from workbook.decide import monte_carlo_draws
+
+    assert monte_carlo_draws(cat) == 1000
+    mc = recommend(presets["band-400b-plus"]).monte_carlo
+    counts = mc["share"].to_numpy() * 1000
+    assert counts.sum() == pytest.approx(1000) and (abs(counts - counts.round()) < 1e-6).all()
+
+
+def test_tornado_ranges_in_the_readers_units(rec, cat):
+    """Hand check on the funded-startup pick (rent on demand 192 x MI355X, an estimated price):
+    its rental price moves over the sourced range widened estimated_price_range_widening times
+    (0.6-1.5 widened 1.5x: 0.40-1.75), its MFU by base / moved matmul efficiency, runs per year
+    6 x 0.5-2."""
+    from workbook.decide import option_row, tornado_ranges
+
+    top = rec.top
+    row = option_row(rec.options, top.accelerator, top.n_gpus, top.acquisition)
+    a = cat.global_rows("assumptions").set_index("parameter")
+    w = a.loc["estimated_price_range_widening", "value"]
+    lo, hi = a.loc["rent_price_factor", ["low", "high"]]
+    assert not row["price_sourced"]
+    p_lo, p_hi = row["price"] * (1 - (1 - lo) * w), row["price"] * (1 + (hi - 1) * w)
+    r = tornado_ranges(rec, cat)
+    assert r["rent_price_factor"] == f"${p_lo:,.2f} - ${p_hi:,.2f} per GPU-hour"
+    e = a.loc["gemm_efficiency"]
+    mfu_lo, mfu_hi = row["mfu"] * e["low"] / e["value"], row["mfu"] * e["high"] / e["value"]
+    assert r["gemm_efficiency"] == f"{mfu_lo:.2f} - {mfu_hi:.2f} MFU"
+    assert r["runs_factor"] == "3 - 12 runs a year"
+    assert r["buy_price_factor"] == "-20% to +30% (not the pick's)"  # a rental pays no purchase
+    assert r["failure_rate_per_gpu_hour"].startswith("1 failure per ")

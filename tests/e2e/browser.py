@@ -67,10 +67,19 @@ needs_chromium = pytest.mark.skipif(
 
 # --- the Voila server ----------------------------------------------------------------------------
 def free_port() -> int:
-    """A TCP port free on 127.0.0.1 right now (the OS picks it)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A TCP port free on 127.0.0.1 right now: the first free one of ``WORKBOOK_PORTS``
+    (``8890-8899``: a machine shared by several test runs gives each its own range), else one the
+    OS picks."""
+    first, _, last = os.environ.get("WORKBOOK_PORTS", "").partition("-")
+    candidates = range(int(first), int(last or first) + 1) if first else [0]
+    for port in candidates:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return s.getsockname()[1]
+    raise RuntimeError(f"WORKBOOK_PORTS={os.environ['WORKBOOK_PORTS']}: no free port")
 
 
 @dataclass

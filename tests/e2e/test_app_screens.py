@@ -64,6 +64,42 @@ def test_nothing_is_wider_than_the_screen(voila_app, browser, width):
         page.close()
 
 
+#: The titles of the risk pictures (workbook.present.charts risk_days, risk_cost, wins, tornado).
+RISK_TITLES = (
+    "Days to a finished run, p10 - p50 - p90",
+    "First-year cost, p10 - p50 - p90",
+    "How often each accelerator wins",
+    "Sensitivity: the pick",
+)
+
+
+@pytest.mark.parametrize("width", [400, 1024, 1400])
+def test_risk_pictures_render_inside_the_screen(voila_app, browser, width):
+    """The risk charts are drawn (their titles in the chart's SVG, bars and the deadline rule as
+    marks), the chart fits the screen, the tornado speaks in units, and the pick's chances are
+    under the headline."""
+    page = _open(browser, voila_app.url, width)
+    try:
+        svg = page.locator(".wb-charts svg.marks").first
+        text = svg.inner_html()
+        for title in RISK_TITLES:
+            assert title in text.replace("&nbsp;", " "), title
+        assert "per GPU-hour" in text and " MFU" in text  # tornado labels in units
+        assert "0.181818" not in text
+        box = svg.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width + 1 and box["width"] > 200
+        risk = page.locator("#wb-risk")
+        assert "chance of a finished run by day 120" in risk.inner_text()
+        rbox = risk.bounding_box()
+        assert rbox["x"] >= 0 and rbox["x"] + rbox["width"] <= width
+        assert page.evaluate(TOO_WIDE_JS) == []
+        svg.evaluate("(e) => e.scrollIntoView({block: 'start'})")  # the risk charts on screen
+        page.wait_for_timeout(300)
+        screenshot(page, f"screen-risk-{width}px", full_page=False)
+    finally:
+        page.close()
+
+
 def test_a_dead_kernel_greys_the_results_and_says_reload(voila_app, browser):
     """Last in this module: it kills every kernel of the module's server."""
     page = _open(browser, voila_app.url, 1024)

@@ -7,7 +7,7 @@ import pytest
 
 from workbook import Scenario, recommend
 from workbook.guides.choices import save_choices
-from workbook.guides.recommendation import MC_SAMPLES, recommendation_guide, starting_values
+from workbook.guides.recommendation import recommendation_guide, starting_values
 
 PARAMS = dict(
     workload="pretrain",
@@ -43,7 +43,7 @@ def test_saved_choices_replace_the_parameters(tmp_path):
 
 
 def _same_pick(panel, scenario, cat):
-    want = recommend(scenario, catalog=cat, monte_carlo_samples=MC_SAMPLES)
+    want = recommend(scenario, catalog=cat, monte_carlo_samples=None)
     got = panel.result.data["rec"]
     assert (got.top.accelerator, got.top.n_gpus, got.top.acquisition) == (
         want.top.accelerator,

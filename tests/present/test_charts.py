@@ -75,3 +75,11 @@ def test_tornado_data_has_both_ends_of_every_assumption(rec):
 
 def test_chart_data_names_every_chart():
     assert list(charts.CHART_DATA) == list(charts.CHARTS)
+
+
+def test_tornado_labels_are_in_the_readers_units(rec):
+    labels = set(charts.tornado_data(rec)["label"])
+    assert "Runs per year (utilization): 3 - 12 runs a year" in labels
+    assert any(x.startswith("Rental prices: $") and x.endswith(" per GPU-hour") for x in labels)
+    assert any(x.startswith("Matmul efficiency (MFU): 0.") and x.endswith(" MFU") for x in labels)
+    assert "Electricity price: $0.060 - $0.190 per kWh" in labels

@@ -28,7 +28,15 @@ def test_app_opens_with_the_recommendation_first(app):
     assert html.escape(top.sentence) in app.headline.value
     assert top.sentence.startswith("Rent on demand") and "AMD Instinct MI355X" in top.sentence
     assert "wb-recommendation" in app.headline.value
-    assert app.chart_names == ["frontier", "rent_vs_buy", "power", "tornado"]
+    assert app.chart_names == [
+        "risk_days",
+        "risk_cost",
+        "wins",
+        "frontier",
+        "rent_vs_buy",
+        "power",
+        "tornado",
+    ]
     assert "Updated in" in app.status.value
     assert not any(
         "wb-stale" in part._dom_classes for part in (app.headline, app.evidence)
@@ -43,7 +51,8 @@ def test_charts_are_sent_once_the_page_reports_it_rendered():
     app.page_ready._handle_custom_msg({"event": "rendered"}, [])  # what the browser sends
     jc = app.chart_widget
     # PageReady stays beside the charts: its view carries the page's heartbeat.
-    assert app.chart_box.children == (jc, app.page_ready) and jc.spec == app.chart.to_dict()
+    assert app.chart_box.children == (jc, app.page_ready, app.column_width)
+    assert jc.spec == app.chart.to_dict()
     app.page_ready._handle_custom_msg({"event": "rendered"}, [])  # a second view of the same output
     assert app.chart_widget is jc
     before = jc.spec
@@ -201,3 +210,100 @@ def test_deep_link_applied_when_the_page_reports_its_url(monkeypatch):
 def test_unknown_preset_gives_a_message_not_a_traceback():
     view = build_app("no-such-preset")
     assert "could not start" in view.value and "allowed:" in view.value
+
+
+def test_risk_line_and_charts_show_the_picks_chances(app):
+    """The deadline and budget probabilities under the headline are the pick's own (p_deadline,
+    p_budget of the options table), and the headline says the deadline probability too."""
+    app.apply_preset("band-400b-plus")
+    top = app.rec.top
+    row = option_row(app.rec.options, top.accelerator, top.n_gpus, top.acquisition)
+    assert f"<b>{row['p_deadline'] * 100:.0f} %</b> chance of a finished run by day 365" in (
+        app.risk_line.value
+    )
+    assert f"by day 365 with {row['p_deadline'] * 100:.0f} % probability" in app.rec.headline
+    assert "within $600.0M" in app.risk_line.value
+
+
+def test_app_and_memo_run_the_same_number_of_draws(app):
+    """One draw count (data/assumptions.csv monte_carlo_draws) for the app and the memo: the app's
+    Monte Carlo equals recommend()'s (the memo's) share for share."""
+    from workbook.decide import monte_carlo_draws
+
+    app.apply_preset("funded-startup-30b-domain")
+    memo_rec = recommend(presets["funded-startup-30b-domain"])
+    assert monte_carlo_draws(app.catalog) == 1000
+    assert f"Monte Carlo, {monte_carlo_draws(app.catalog):,} draws" in app.robustness.value
+    assert app.rec.monte_carlo.equals(memo_rec.monte_carlo)
+
+
+def test_tornado_table_in_the_app_has_no_raw_floats(app):
+    app.apply_preset("funded-startup-30b-domain")
+    assert "per GPU-hour" in app.robustness.value and " MFU" in app.robustness.value
+    assert not re.search(r"\b0\.\d{5,}", app.robustness.value)  # no 0.181818, 0.000010
+
+
+def test_active_preset_is_marked_and_reset_brings_its_values_back(app):
+    app.apply_preset("band-7b-to-70b")
+    marked = [b.description for b in app.preset_buttons if b.button_style == "primary"]
+    assert marked == ["band-7b-to-70b"] and "edited" not in app.preset_note.value
+    app.inputs["deadline_days"].value = "400"
+    app.inputs["fabric"].value = "roce-400"
+    assert app.rec.scenario.name == "custom" and app.rec.scenario.fabric == "roce-400"
+    assert "edited" in app.preset_note.value
+    app.reset_button.click()
+    assert app.rec.scenario == presets["band-7b-to-70b"]
+    assert app.inputs["fabric"].value == "" and "edited" not in app.preset_note.value
+
+
+def test_every_article_input_reaches_the_scenario(app):
+    """Fabric, PUE, lead-time tolerance, accelerator restriction, largest cluster, FP4 and the
+    used price: each input lands in its Scenario field."""
+    app.apply_preset("band-400b-plus")
+    changes = {
+        "fabric": "roce-400",
+        "pue": "1.25",
+        "lead_time_tolerance_weeks": "20",
+        "accelerators": ("b200-hgx", "b300-hgx"),
+        "max_gpus": "1024",
+        "precision": "fp4",
+        "used_price_factor": "0.84",
+    }
+    for field, value in changes.items():
+        app.inputs[field].value = value
+    s = app.rec.scenario
+    assert (s.fabric, s.pue, s.lead_time_tolerance_weeks) == ("roce-400", 1.25, 20.0)
+    assert (s.accelerators, s.max_gpus, s.precision) == (["b200-hgx", "b300-hgx"], 1024, "fp4")
+    assert s.used_price_factor == 0.84
+    assert set(app.rec.options["accelerator"]) <= {"b200-hgx", "b300-hgx"}
+    assert app.rec.options["n_gpus"].max() <= 1024
+    app.reset()
+
+
+def test_a_bad_value_in_a_more_section_opens_it(app):
+    app.apply_preset("funded-startup-30b-domain")
+    section = app.form.sections["pue"]
+    assert section.selected_index is None
+    app.inputs["pue"].value = "0.5"
+    assert "0.5" in app.errors["pue"].value and "greater than or equal to 1" in (
+        app.errors["pue"].value
+    )
+    assert section.selected_index == 0
+    app.reset()
+
+
+@pytest.mark.parametrize("px", [370, 520, 900])
+def test_charts_are_drawn_at_the_width_the_page_reports(px):
+    """ColumnWidth's message redraws the charts for that column: every chart's plotting area plus
+    its y labels fits the column; legends go under the charts below 900 px."""
+    from workbook.present.chart_style import MIN_WIDTH
+
+    app = WorkbookApp("funded-startup-30b-domain")
+    app.column_width._handle_custom_msg({"event": "width", "px": px}, [])
+    spec = app.chart_spec
+    width = {part["width"] for part in spec["vconcat"]}
+    labels = spec["config"]["axisY"]["labelLimit"]
+    assert len(width) == 1 and (width.pop() + labels <= px or width == {MIN_WIDTH})
+    assert spec["config"]["legend"]["orient"] == ("bottom" if px < 900 else "right")
+    app.column_width._handle_custom_msg({"event": "width", "px": "wide"}, [])  # not a width
+    assert app.chart_spec == spec and "wrong" not in app.status.value

@@ -1,6 +1,18 @@
 """The decision: a scenario, its options, their evaluation, the sensitivity of the pick, the
 reasons. The options table's columns are declared in :mod:`workbook.decide.columns`."""
 
+from .allowed import (
+    ACQUISITIONS,
+    CONFIDENCE_RANGE,
+    FRAMEWORKS,
+    MAX_GPUS,
+    OBJECTIVES,
+    PROVIDER_TIERS,
+    REGIONS,
+    SCENARIO_STACKS,
+    TIME_FACTOR_RANGE,
+    WORKLOADS,
+)
 from .columns import OPTION_COLUMNS, Column, option_columns
 from .evaluate import (
     TieRule,
@@ -16,21 +28,9 @@ from .evaluate import (
 from .options import Option, gpu_counts, site_defaults, sweep
 from .presets import ARTICLE_ADVICE, ARTICLE_OPTION, article_comparison, presets
 from .recommend import Recommendation, recommend
-from .scenario import (
-    ACQUISITIONS,
-    CONFIDENCE_RANGE,
-    FRAMEWORKS,
-    MAX_GPUS,
-    OBJECTIVES,
-    PROVIDER_TIERS,
-    REGIONS,
-    SCENARIO_STACKS,
-    TIME_FACTOR_RANGE,
-    WORKLOADS,
-    Scenario,
-    ScenarioError,
-)
-from .sensitivity import monte_carlo, tornado
+from .risk import option_bands
+from .scenario import Scenario, ScenarioError
+from .sensitivity import monte_carlo, monte_carlo_draws, tornado, tornado_ranges
 from .yamlsafe import MAX_SCENARIO_BYTES, YamlError, safe_yaml
 
 __all__ = [
@@ -65,6 +65,9 @@ __all__ = [
     "evaluate_arrays",
     "gpu_counts",
     "monte_carlo",
+    "monte_carlo_draws",
+    "option_bands",
+    "tornado_ranges",
     "option_columns",
     "option_row",
     "presets",

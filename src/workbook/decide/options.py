@@ -19,9 +19,10 @@ from ..catalog import Catalog, load_catalog
 from ..model import assumption_values, cluster_power, estimate_frame, read_model_config
 from ..text import layout_labels
 from ..units import DAYS_PER_WEEK, WEEKS_PER_YEAR
+from .allowed import ACQUISITIONS
 from .bill import bill_columns
 from .feasibility import static_feasibility
-from .scenario import ACQUISITIONS, Scenario
+from .scenario import Scenario
 
 #: Node counts tried for each accelerator: ~2 per octave (powers of two and 1.5x each, 1 to 2,048
 #: nodes), up to 16,384 GPUs.
@@ -394,6 +395,19 @@ def _mode_prices(cat: Catalog, acc_ids: np.ndarray) -> tuple[np.ndarray, np.ndar
     )
 
 
+def _used_price(
+    s: Scenario, mode: np.ndarray, price: np.ndarray, basis: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Second-hand prices x :attr:`Scenario.used_price_factor`, the basis saying so (1: as
+    listed)."""
+    f = float(s.used_price_factor)
+    if f == 1.0:
+        return price, basis
+    used = mode == "buy-used"
+    note = f" x {f:g} (the scenario's used-hardware price)"
+    return np.where(used, price * f, price), np.where(used, basis + note, basis)
+
+
 def _lead_time_weeks(cat: Catalog, mode: np.ndarray, new_weeks: np.ndarray) -> np.ndarray:
     """Wait for the hardware of every option [weeks]: new hardware per accelerator (the rental
     wait where unknown), used and rented from data/facility.csv."""
@@ -413,6 +427,7 @@ def per_mode(s: Scenario, base: pd.DataFrame, cat: Catalog, a: dict, site: dict)
     o = base.iloc[np.tile(np.arange(len(base)), m)].reset_index(drop=True)
     mode = np.repeat(np.array(ACQUISITIONS, dtype=object), len(base))
     price, price_basis, price_sourced = _mode_prices(cat, base["accelerator"].to_numpy(object))
+    price, price_basis = _used_price(s, mode, price, price_basis)
     is_buy = np.char.startswith(mode.astype(str), "buy")
     needs_retrofit = (
         is_buy & (o["cooling_options"].to_numpy(object) == "liquid") & (s.cooling == "air")

@@ -9,7 +9,8 @@ assumptions written here, each with the reason it was chosen.
 
 from __future__ import annotations
 
-from .scenario import MAX_GPUS, Scenario
+from .allowed import MAX_GPUS
+from .scenario import Scenario
 
 _PRESETS = [
     # "You (working on a small team, doing instruction tuning of open models): Go rent 8x H100."

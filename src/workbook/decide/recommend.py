@@ -137,12 +137,13 @@ class Recommendation:
     def add_sensitivity(
         self,
         catalog: Catalog | None = None,
-        samples: int = 1000,
+        samples: int | None = None,
         seed: int = 0,
         tornado: bool = True,
     ) -> Recommendation:
         """Attach the tornado (one assumption at a time over its range) and a Monte Carlo of
-        ``samples`` draws (0: none) for the pick.
+        ``samples`` draws (0: none; None: data/assumptions.csv ``monte_carlo_draws``, the same
+        for the app and the memo) for the pick.
 
         :func:`recommend` calls this unless ``sensitivity=False``. The app calls it in two steps
         after it has shown the conclusion: the tornado (needed by the charts), then the Monte Carlo
@@ -153,6 +154,8 @@ class Recommendation:
             cat = catalog or self.catalog or load_catalog()
             if tornado:
                 self.sensitivity = sensitivity_analysis.tornado(self, cat)
+            if samples is None:
+                samples = sensitivity_analysis.monte_carlo_draws(cat)
             if samples:
                 self.monte_carlo = sensitivity_analysis.monte_carlo(
                     self, cat, samples=samples, seed=seed
@@ -196,10 +199,13 @@ def recommend(
     *,
     catalog: Catalog | None = None,
     sensitivity: bool = True,
-    monte_carlo_samples: int = 1000,
+    monte_carlo_samples: int | None = None,
     seed: int = 0,
 ) -> Recommendation:
-    """Recommend an option for the scenario; never raises for an infeasible scenario."""
+    """Recommend an option for the scenario; never raises for an infeasible scenario.
+
+    ``monte_carlo_samples``: draws of the Monte Carlo (None: data/assumptions.csv
+    ``monte_carlo_draws``; 0: none)."""
     if not isinstance(s, Scenario):
         raise ValueError(
             f"scenario={s!r} is not a workbook.Scenario; "

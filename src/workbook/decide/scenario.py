@@ -15,44 +15,26 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..catalog import load_catalog
-from ..model import chinchilla_tokens, read_model_config, with_shape
+from ..model import PRECISIONS, chinchilla_tokens, read_model_config, with_shape
 from ..text import shown
+from .allowed import (
+    _NUMBER_FIELDS,
+    ACQUISITIONS,
+    CONFIDENCE_RANGE,
+    FRAMEWORKS,
+    MAX_GPUS,
+    NAME_MAX_CHARS,
+    OBJECTIVES,
+    PROVIDER_TIERS,
+    REGIONS,
+    REMOVED_WORKLOADS,
+    SCENARIO_STACKS,
+    TIME_FACTOR_RANGE,
+    USED_PRICE_FACTOR_RANGE,
+    WORKLOAD_METHOD,
+    WORKLOADS,
+)
 from .yamlsafe import YamlError, read_scenario_file, safe_json, safe_yaml
-
-WORKLOADS = ("pretrain", "continued-pretrain", "full-finetune", "lora", "qlora")
-#: Workloads no longer offered, with what to use instead (named in the error).
-REMOVED_WORKLOADS = {
-    "inference-heavy": (
-        "was computed as full training, not as serving, so it was removed; choose the training "
-        "workload (pretrain, continued-pretrain, full-finetune, lora, qlora) and compare serving "
-        "with workbook.inference_frame ($ per million tokens served; notebook "
-        "06_article_claims_checked checks the article's 'H200 or L40S for inference-heavy')"
-    )
-}
-ACQUISITIONS = ("rent-spot", "rent-on-demand", "rent-reserved", "buy-new", "buy-used")
-OBJECTIVES = ("cheapest-within-deadline", "fastest-within-budget")
-#: Where the hardware is bought: ``unrestricted`` (the US and the countries its export rules do not
-#: single out) or ``china`` (China, Macau and the other destinations of the US BIS
-#: advanced-computing controls, country groups D:1, D:4, D:5; data/assumptions.csv
-#: export_control_tpp).
-REGIONS = ("unrestricted", "china")
-#: The framework the team's training code is written in (cloud-only TPUs cost a port to a
-#: PyTorch team: data/assumptions.csv porting_weeks_xla).
-FRAMEWORKS = ("pytorch", "jax")
-#: Who rents the GPUs out (data/assumptions.csv provider_*): ``hyperscaler`` (AWS, Google, Azure:
-#: list prices above the default, egress billed), ``specialised`` (GPU clouds such as Lambda,
-#: CoreWeave, Crusoe: the default prices are theirs) or ``marketplace`` (the long tail and
-#: peer-to-peer: cheaper, lower goodput).
-PROVIDER_TIERS = ("hyperscaler", "specialised", "marketplace")
-
-#: Workload -> training method of the estimation engine.
-WORKLOAD_METHOD = {
-    "pretrain": "full",
-    "continued-pretrain": "full",
-    "full-finetune": "full",
-    "lora": "lora",
-    "qlora": "qlora",
-}
 
 
 class ScenarioError(ValueError):
@@ -65,41 +47,6 @@ class ScenarioError(ValueError):
             for f, v, m in errors
         ]
         super().__init__("invalid scenario: " + "; ".join(lines))
-
-
-#: The longest scenario name [characters] (a label for reports, not a document).
-NAME_MAX_CHARS = 200
-#: The number fields of :class:`Scenario` (true/false is refused there: YAML's ``true`` is not 1).
-_NUMBER_FIELDS = (
-    "n_params",
-    "n_active_params",
-    "n_tokens",
-    "seq_len",
-    "deadline_days",
-    "budget_usd",
-    "runs_per_year",
-    "site_power_kw",
-    "rack_limit_kw",
-    "electricity_usd_per_kwh",
-    "pue",
-    "grid_kg_co2e_per_kwh",
-    "team_size",
-    "platform_engineers",
-    "time_factor",
-    "lead_time_tolerance_weeks",
-    "max_gpus",
-)
-
-#: Allowed :attr:`Scenario.time_factor` (a pilot run's measured / predicted time) [x].
-TIME_FACTOR_RANGE = (0.25, 10.0)
-#: Allowed :attr:`Scenario.confidence` [probability]: below an even chance a plan is a gamble, and
-#: at 0.99 and above the band's tails (fitted on a few dozen runs) say nothing.
-CONFIDENCE_RANGE = (0.5, 0.99)
-#: The software stack levels a scenario can plan at (:mod:`workbook.model.uncertainty`).
-SCENARIO_STACKS = ("typical", "tuned")
-#: The largest cluster the sweep considers [GPUs]: 2,048 eight-GPU nodes, the size of the largest
-#: published run in data/published_runs.csv (Llama 3.1 405B on 16,384 H100 at its largest stage).
-MAX_GPUS = 16384
 
 
 class Scenario(BaseModel):
@@ -122,7 +69,13 @@ class Scenario(BaseModel):
         ),
     )
     seq_len: int = Field(4096, ge=128, le=1_048_576, description="Sequence length [tokens].")
-    precision: Literal["bf16", "fp8"] = Field("bf16", description="Training precision.")
+    precision: Literal[PRECISIONS] = Field(
+        "bf16",
+        description=(
+            "Training precision (the engine's PRECISIONS): FP8 and FP4 run the matmuls at that "
+            "peak; a part without an FP4 peak in data/accelerators.csv fails on precision."
+        ),
+    )
     deadline_days: float = Field(
         ...,
         gt=0,
@@ -250,6 +203,16 @@ class Scenario(BaseModel):
         ),
     )
     used_hardware_allowed: bool = Field(True, description="Second-hand GPUs may be bought.")
+    used_price_factor: float = Field(
+        1.0,
+        ge=USED_PRICE_FACTOR_RANGE[0],
+        le=USED_PRICE_FACTOR_RANGE[1],
+        description=(
+            "Second-hand GPUs cost this many times their default price in data/prices.csv (the "
+            "secondary-market aggregator figures) [x]; 1 = as listed. The article's used H100 SXM "
+            "at $18,000 a GPU against the listed $21,500 is 0.84."
+        ),
+    )
     sourced_prices_only: bool = Field(
         False,
         description=(

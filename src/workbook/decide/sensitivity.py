@@ -277,24 +277,38 @@ def _flip_point(
     return ""
 
 
-def monte_carlo(rec, cat: Catalog, samples: int = 1000, seed: int = 0) -> pd.DataFrame:
+def monte_carlo_draws(cat: Catalog) -> int:
+    """How many draws the Monte Carlo makes: data/assumptions.csv ``monte_carlo_draws`` (the
+    same for the app, the memo and :func:`workbook.decide.recommend`)."""
+    return int(cat.param("assumptions", "monte_carlo_draws"))
+
+
+def monte_carlo(rec, cat: Catalog, samples: int | None = None, seed: int = 0) -> pd.DataFrame:
     """How often each (acquisition, accelerator) wins when every factor is drawn uniformly in its
-    range: ``option`` (its label) and ``share`` [fraction of the draws], most frequent first."""
+    range: ``option`` (its label) and ``share`` [fraction of the draws], most frequent first.
+
+    ``samples`` defaults to :func:`monte_carlo_draws`. Only options that pass every static
+    constraint (``static_ok``) are re-evaluated: no draw can make another one feasible, so the
+    winners are the same as over the whole table, about five times sooner."""
     s, o = rec.scenario, rec.options
+    samples = monte_carlo_draws(cat) if samples is None else int(samples)
     rng = np.random.default_rng(seed)
     rule = TieRule.from_catalog(cat)
+    keep = np.flatnonzero(o["static_ok"].to_numpy(bool))
     draws = {}
     for f in factors(rec, cat):
         u = rng.uniform(size=(samples, 1))
         for k in f.at_low:
-            lo, hi = np.asarray(f.at_low[k], float), np.asarray(f.at_high[k], float)
+            lo, hi = (np.asarray(v, float) for v in (f.at_low[k], f.at_high[k]))
+            lo, hi = (v[keep] if v.ndim and len(v) == len(o) else v for v in (lo, hi))
             draws[k] = draws.get(k, 1.0) * (lo + (hi - lo) * u)
+    sub = o.iloc[keep]
     winners = []
     for start in range(0, samples, MONTE_CARLO_CHUNK):
         chunk = {k: v[start : start + MONTE_CARLO_CHUNK] for k, v in draws.items()}
-        ev = evaluate_arrays(s, o, **chunk)
-        winners.extend(best_index(s, o, ev, rule))
-    labels = option_labels(o).to_numpy(object)
+        ev = evaluate_arrays(s, sub, **chunk)
+        winners.extend(best_index(s, sub, ev, rule))
+    labels = option_labels(sub).to_numpy(object)
     picks = pd.Series([_pick(labels, int(i)) for i in winners])
     freq = picks.value_counts(normalize=True).rename("share").reset_index()
     freq.columns = ["option", "share"]
@@ -318,3 +332,54 @@ def _describe(s, name: str, at: float) -> str:
     if name == "electricity_usd_per_kwh":
         return f"electricity ${at:.3f}/kWh"
     return f"{name} = {at:.3g}"
+
+
+def tornado_ranges(rec, cat: Catalog) -> dict[str, str]:
+    """Each tornado assumption's range in the reader's units, keyed by its ``parameter``: the
+    pick's own figures where the assumption moves them (its MFU, its price per GPU-hour or per
+    GPU, its lead time), the assumption's otherwise; e.g. ``"0.35 - 0.55 MFU"`` (the pick's),
+    ``"$2.10 - $2.90 per GPU-hour"`` (the pick's price over the range). Empty with no pick."""
+    if rec.top is None:
+        return {}
+    o = rec.options
+    pos = option_position(o, rec.top.accelerator, rec.top.n_gpus, rec.top.acquisition)
+    top = o.iloc[pos]
+    out = {}
+    for f in factors(rec, cat):
+        lo, hi = (float(np.broadcast_to(v, (len(o),))[pos]) for v in _first_factor(f))
+        out[f.parameter] = _range_text(rec.scenario, f, top, lo, hi)
+    return out
+
+
+def _first_factor(f: Factor) -> tuple:
+    """The (low, high) of a factor's one :func:`evaluate_arrays` keyword."""
+    (k,) = f.at_low
+    return f.at_low[k], f.at_high[k]
+
+
+def _range_text(s, f: Factor, top: pd.Series, lo: float, hi: float) -> str:
+    """One assumption's range for the reader (see :func:`tornado_ranges`); ``lo`` / ``hi``: the
+    factor the pick moves by at each end [x]."""
+    name = f.parameter
+    if name == "gemm_efficiency":  # time x base / moved: MFU x moved / base
+        return f"{top['mfu'] / lo:.2f} - {top['mfu'] / hi:.2f} MFU"
+    if name == "failure_rate_per_gpu_hour":
+        return f"1 failure per {1 / f.low:,.0f} - {1 / f.high:,.0f} GPU-hours"
+    if name in PRICE_FACTORS and bool(top["is_buy"]) == (name == "buy_price_factor"):
+        unit, fmt = ("per GPU", ",.0f") if top["is_buy"] else ("per GPU-hour", ",.2f")
+        p = float(top["price"])
+        return f"${p * lo:{fmt}} - ${p * hi:{fmt}} {unit}"
+    if name in PRICE_FACTORS:  # the pick does not pay this kind of price
+        return f"{f.low - 1:+.0%} to {f.high - 1:+.0%} (not the pick's)"
+    if name == "runs_factor":
+        return f"{s.runs_per_year * f.low:.3g} - {s.runs_per_year * f.high:.3g} runs a year"
+    if name == "electricity_usd_per_kwh":
+        return f"${f.low:.3f} - ${f.high:.3f} per kWh"
+    if name == "lead_time_weeks" and top["acquisition"] == "buy-new":
+        weeks = float(top["lead_time_weeks_new"])
+        return f"{weeks * lo:.0f} - {weeks * hi:.0f} weeks to delivery"
+    if name == "lead_time_weeks":
+        return f"x {f.low:.2f} - {f.high:.2f} (not the pick's)"
+    if name == "engineer_cost_usd_per_year":
+        return f"${f.low:,.0f} - ${f.high:,.0f} per engineer-year"
+    return f"{f.low:.3g} - {f.high:.3g}"

@@ -4,7 +4,7 @@ engine the app uses (:class:`workbook.decide.Scenario`, :func:`workbook.decide.r
 The starting values are the notebook's parameters, replaced by every choice the guides saved in
 the choices file (:mod:`workbook.guides.choices`; ``choices_file=None`` uses the parameters
 only). The widgets then move any of them; each change re-runs the engine (with the app's
-300-draw Monte Carlo, so an update stays near a second).
+Monte Carlo: data/assumptions.csv monte_carlo_draws draws).
 """
 
 from __future__ import annotations
@@ -24,8 +24,6 @@ from .widgets import Control, GuidePanel, Rendered
 
 __all__ = ["FIELDS", "recommendation_guide", "starting_values", "value_text"]
 
-#: Draws of the Monte Carlo per update: the app's figure (present/app/page.py, MC_SAMPLES).
-MC_SAMPLES = 300
 #: The scenario fields notebook 08 shows, as controls (see panels.py on the slider ranges).
 FIELDS = [
     Control("workload", "Workload", "choice", options=WORKLOADS),
@@ -120,7 +118,7 @@ def recommendation_guide(
 
     def render(v: dict) -> Rendered:
         s = Scenario.make(name="your-choices", **v)
-        rec = recommend(s, catalog=cat, monte_carlo_samples=MC_SAMPLES)
+        rec = recommend(s, catalog=cat, monte_carlo_samples=None)  # monte_carlo_draws, as the app
         origin = pd.DataFrame(
             [
                 {

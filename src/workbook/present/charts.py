@@ -21,12 +21,25 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from ..decide import Recommendation, cost_per_year_curve, option_position, site_defaults
+from ..decide import (
+    Recommendation,
+    cost_per_year_curve,
+    option_position,
+    site_defaults,
+    tornado_ranges,
+)
 from ..text import option_labels
 from ..units import HOURS_PER_DAY, HOURS_PER_YEAR
+from .chart_style import (
+    HEIGHT,
+    LABEL_LIMIT,
+    LEGEND_BELOW_PX,
+    MAX_WIDTH,
+    MIN_WIDTH,
+    WIDTH,
+)
+from .risk_charts import risk_cost_chart, risk_data, risk_days_chart, wins_chart, wins_data
 
-#: Size of one chart's plotting area [px] (four of them stack in the app's right-hand column).
-WIDTH, HEIGHT = 520, 260
 FRONTIER_COLUMNS = [
     "option",
     "time_to_result_days",
@@ -217,28 +230,26 @@ def power_chart(rec: Recommendation) -> alt.Chart:
 
 
 def tornado_data(rec: Recommendation) -> pd.DataFrame:
-    """The pick's cost per run [USD] at each end of every assumption's range (two rows each)."""
+    """The pick's cost per run [USD] at each end of every assumption's range (two rows each),
+    each assumption labelled with its range in the reader's units
+    (:func:`workbook.decide.tornado_ranges`: ``"Rental prices: $1.05 - $4.58 per GPU-hour"``)."""
     t = rec.sensitivity
     if t is None or t.empty:
-        return pd.DataFrame(columns=["assumption", "end", "cost_per_run_usd", "flips"])
+        return pd.DataFrame(columns=["assumption", "label", "end", "cost_per_run_usd", "flips"])
+    ranges = tornado_ranges(rec, rec.catalog)
     rows = []
     for _, r in t.iterrows():
-        rows.append(
-            {
-                "assumption": r["assumption"],
-                "end": "low",
-                "cost_per_run_usd": r["cost_per_run_at_low"],
-                "flips": r["flips"],
-            }
-        )
-        rows.append(
-            {
-                "assumption": r["assumption"],
-                "end": "high",
-                "cost_per_run_usd": r["cost_per_run_at_high"],
-                "flips": r["flips"],
-            }
-        )
+        label = f"{r['assumption']}: {ranges.get(r['parameter'], '')}".rstrip(": ")
+        for end in ("low", "high"):
+            rows.append(
+                {
+                    "assumption": r["assumption"],
+                    "label": label,
+                    "end": end,
+                    "cost_per_run_usd": r[f"cost_per_run_at_{end}"],
+                    "flips": r["flips"],
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -246,16 +257,12 @@ def tornado_chart(rec: Recommendation) -> alt.Chart:
     """:func:`tornado_data` as bars from the pick's cost per run, widest swing first."""
     d = tornado_data(rec)
     base_cost = rec.top.cost_per_run_usd if rec.top is not None else 0.0
-    order = (
-        list(rec.sensitivity["assumption"])
-        if rec.sensitivity is not None and not rec.sensitivity.empty
-        else None
-    )
+    order = list(pd.unique(d["label"])) if len(d) else None
     bars = (
         alt.Chart(d)
         .mark_bar()
         .encode(
-            y=alt.Y("assumption:N", sort=order, title=None),
+            y=alt.Y("label:N", sort=order, title=None),
             x=alt.X(
                 "cost_per_run_usd:Q",
                 title="cost per run of the pick (USD)",
@@ -288,6 +295,9 @@ def tornado_chart(rec: Recommendation) -> alt.Chart:
 
 #: The recommendation's charts, in the order the app and the memo show them.
 CHARTS = {
+    "risk_days": risk_days_chart,
+    "risk_cost": risk_cost_chart,
+    "wins": wins_chart,
     "frontier": frontier_chart,
     "rent_vs_buy": rent_vs_buy_chart,
     "power": power_chart,
@@ -295,6 +305,9 @@ CHARTS = {
 }
 #: The numbers behind each chart of :data:`CHARTS` (what tests and nbval check).
 CHART_DATA = {
+    "risk_days": risk_data,
+    "risk_cost": risk_data,
+    "wins": wins_data,
     "frontier": frontier_data,
     "rent_vs_buy": rent_vs_buy_data,
     "power": power_data,
@@ -307,11 +320,35 @@ def all_charts(rec: Recommendation) -> dict[str, alt.Chart]:
     return {name: fn(rec) for name, fn in CHARTS.items()}
 
 
+def stacked(parts: list[alt.TopLevelMixin], column_px: float | None = None) -> alt.VConcatChart:
+    """``parts`` stacked in one chart sized to a column ``column_px`` wide [px] (the app's, as its
+    page reports it; None: the memo's :data:`WIDTH`): the plotting area and the y labels shrink
+    with the column, and below :data:`LEGEND_BELOW_PX` the legends go under the charts, so that
+    nothing is drawn wider than the column (the charts are not merely scaled down to it)."""
+    if column_px is None:
+        width, labels, legend = WIDTH, LABEL_LIMIT, "right"
+    else:
+        legend = "bottom" if column_px < LEGEND_BELOW_PX else "right"
+        labels = int(min(LABEL_LIMIT, max(90, 0.38 * column_px)))
+        room = column_px - labels - 70 - (130 if legend == "right" else 0)
+        width = int(min(MAX_WIDTH, max(MIN_WIDTH, room)))
+    sized = [p.properties(width=width) for p in parts]
+    return (
+        alt.vconcat(*sized)
+        .resolve_scale(color="independent")
+        .configure_axisY(labelLimit=labels)
+        .configure_legend(orient=legend)
+        .configure_title(limit=width + labels)
+    )
+
+
 def to_svg(chart: alt.TopLevelMixin) -> str:
     """A static SVG of an altair chart for the memo and the guided notebooks (vl-convert in this
     process: no JavaScript, no network).
 
     ``chart.save`` hands vl-convert the Vega-Lite version that matches altair's schema."""
     buf = io.StringIO()
+    if not getattr(chart, "config", alt.Undefined):  # the charts' y labels, as the memo shows them
+        chart = chart.configure_axisY(labelLimit=LABEL_LIMIT)
     chart.save(buf, format="svg")
     return buf.getvalue()

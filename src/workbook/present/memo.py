@@ -19,7 +19,15 @@ import altair as alt
 import pandas as pd
 
 from ..catalog import Catalog, load_catalog
-from ..decide import Option, Recommendation, Scenario, ScenarioError, option_row, recommend
+from ..decide import (
+    Option,
+    Recommendation,
+    Scenario,
+    ScenarioError,
+    option_row,
+    recommend,
+    tornado_ranges,
+)
 from ..text import days_text, derived_text, overrides_text, params_label
 from . import charts
 from .breakdown import bill_frame
@@ -297,9 +305,12 @@ _PARETO_COLUMNS = (
 
 
 def tornado_table(rec: Recommendation) -> pd.DataFrame:
-    """The tornado for a reader: each assumption, the range tested, today's pick's cost per run at
-    both ends, the swing in words when there is none, and whether (and where) the pick changes."""
+    """The tornado for a reader: each assumption, the range tested in the reader's units (the
+    pick's own figures where it pays them: :func:`workbook.decide.tornado_ranges`), today's pick's
+    cost per run at both ends, the swing in words when there is none, and whether (and where) the
+    pick changes."""
     t = rec.sensitivity
+    ranges = tornado_ranges(rec, rec.catalog) if rec.catalog is not None else {}
     rows = []
     for _, r in t.iterrows():
         swing = (
@@ -315,8 +326,8 @@ def tornado_table(rec: Recommendation) -> pd.DataFrame:
         rows.append(
             {
                 "assumption": r["assumption"],
-                "base": plain_number(r["base"]),
-                "range tested": f"{plain_number(r['low'])} to {plain_number(r['high'])}",
+                "range tested": ranges.get(r["parameter"])
+                or f"{plain_number(r['low'])} to {plain_number(r['high'])}",
                 "cost per run at low": usd(r["cost_per_run_at_low"]),
                 "cost per run at high": usd(r["cost_per_run_at_high"]),
                 "swing": swing,

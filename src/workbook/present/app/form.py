@@ -10,6 +10,7 @@ parameters for instance, and stored in the scenario's own). The page's URL can n
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from collections.abc import Callable
@@ -21,6 +22,7 @@ import ipywidgets as w
 from ipywidgets.widgets.widget_description import DescriptionStyle
 from ipywidgets.widgets.widget_string import TextStyle
 
+from ...catalog import load_catalog
 from ...decide import (
     ACQUISITIONS,
     FRAMEWORKS,
@@ -32,6 +34,7 @@ from ...decide import (
     ScenarioError,
     presets,
 )
+from ...model import PRECISIONS
 from ...units import GIGA
 
 #: The scenario the app opens with (when no ``?preset=`` link names another).
@@ -40,8 +43,23 @@ DEFAULT_PRESET = "funded-startup-30b-domain"
 #: the inputs' column.
 LABEL_WIDTH, INPUT_WIDTH, COLUMN_WIDTH = "235px", "445px", "470px"
 
+
+def _accelerator_choices() -> list[tuple[str, str]]:
+    """(name, id) of every shipped accelerator (data/accelerators.csv), for the restriction."""
+    acc = load_catalog().tables["accelerators"]
+    return list(zip(acc["name"], acc["accelerator_id"]))
+
+
+def _fabric_choices() -> list[tuple[str, str]]:
+    """(name, id) of every scale-out fabric (data/fabrics.csv), after the scenario's default."""
+    fab = load_catalog().tables["fabrics"]
+    return [("default (InfiniBand NDR 400 Gb/s)", "")] + list(zip(fab["name"], fab["fabric_id"]))
+
+
 #: (field, label, widget kind, extra) per step. ``extra`` is the choices of a ``choice`` /
-#: ``toggle`` / ``multi`` input, or the scale of a number (shown value x scale = the scenario's).
+#: ``toggle`` / ``multi`` input (``(label, value)`` pairs allowed), or the scale of a number (shown
+#: value x scale = the scenario's). ``choice_opt`` / ``multi_opt``: "" / nothing selected means
+#: not set (None in the scenario: its default).
 FIELDS: dict[str, list[tuple[str, str, str, Any]]] = {
     "model": [
         ("workload", "Workload", "choice", WORKLOADS),
@@ -49,7 +67,7 @@ FIELDS: dict[str, list[tuple[str, str, str, Any]]] = {
         ("n_active_params", "MoE active (B; 0 = dense)", "float", GIGA),
         ("n_tokens", "Tokens (B; 0 = 20 x params)", "float", GIGA),
         ("seq_len", "Sequence length (tokens)", "int", 1),
-        ("precision", "Precision", "choice", ("bf16", "fp8")),
+        ("precision", "Precision", "choice", PRECISIONS),
     ],
     "budget": [
         ("budget_usd", "Budget, first year (USD)", "float", 1),
@@ -58,7 +76,11 @@ FIELDS: dict[str, list[tuple[str, str, str, Any]]] = {
         ("runs_per_year", "Runs per year", "float", 1),
         ("objective", "Objective", "choice", OBJECTIVES),
         ("acquisition_modes", "Ways to get GPUs", "multi", ACQUISITIONS),
+        ("lead_time_tolerance_weeks", "Longest wait for hardware (weeks)", "float", 1),
         ("used_hardware_allowed", "Used hardware allowed", "bool", None),
+        ("used_price_factor", "Used price (x listed; H100 $18K: 0.84)", "float", 1),
+        ("max_gpus", "Largest cluster (GPUs)", "int", 1),
+        ("accelerators", "Only these accelerators", "multi_opt", _accelerator_choices()),
         ("sourced_prices_only", "Sourced prices only", "bool", None),
         ("region", "Where you buy (export rules)", "choice", REGIONS),
     ],
@@ -67,7 +89,9 @@ FIELDS: dict[str, list[tuple[str, str, str, Any]]] = {
         ("rack_limit_kw", "Rack limit (kW; 0 = default)", "float", 1),
         ("cooling", "Cooling", "toggle", ("air", "liquid")),
         ("allow_liquid_retrofit", "Allow a liquid-cooling retrofit", "bool", None),
+        ("pue", "PUE (0 = by cooling)", "float", 1),
         ("electricity_usd_per_kwh", "Electricity ($/kWh; 0 = default)", "float", 1),
+        ("fabric", "Scale-out network", "choice_opt", _fabric_choices()),
     ],
     "team": [
         ("team_size", "ML team size (people)", "int", 1),
@@ -84,8 +108,37 @@ STEP_TITLES = {
     "power": "3. Power and cooling",
     "team": "4. Team and software",
 }
+#: Inputs each step keeps in a collapsed "More" section (the step's first inputs stay in view).
+MORE = {
+    "model": ("seq_len", "precision"),
+    "budget": (
+        "lead_time_tolerance_weeks",
+        "used_hardware_allowed",
+        "used_price_factor",
+        "max_gpus",
+        "accelerators",
+        "sourced_prices_only",
+        "region",
+    ),
+    "power": ("allow_liquid_retrofit", "pue", "electricity_usd_per_kwh", "fabric"),
+    "team": ("software_stack", "time_factor"),
+}
+MORE_TITLES = {
+    "model": "More: sequence length, precision (FP8, FP4)",
+    "budget": "More: waiting, used hardware, cluster size, accelerators, export rules",
+    "power": "More: retrofit, PUE, electricity, scale-out network",
+    "team": "More: software stack, your stack's speed",
+}
+#: Optional number fields left blank: not set (None in the scenario: its default, here no limit).
+OPTIONAL_BLANK = {"lead_time_tolerance_weeks"}
 #: Optional number fields: 0 in the input means "not set" (None in the scenario: its default).
-OPTIONAL_ZERO = {"n_active_params", "n_tokens", "rack_limit_kw", "electricity_usd_per_kwh"}
+OPTIONAL_ZERO = {
+    "n_active_params",
+    "n_tokens",
+    "rack_limit_kw",
+    "electricity_usd_per_kwh",
+    "pue",
+}
 
 
 def _rows():
@@ -102,13 +155,13 @@ def input_widget(
     text_style: TextStyle | None = None,
 ) -> w.ValueWidget:
     """The widget for one row of :data:`FIELDS` (numbers update on Enter or leaving the box)."""
-    if kind == "choice":
+    if kind in ("choice", "choice_opt"):
         return w.Dropdown(options=list(extra), description=label, style=style, layout=layout)
     if kind == "toggle":
         return w.ToggleButtons(
             options=list(extra), description=label, style={"description_width": LABEL_WIDTH}
         )
-    if kind == "multi":
+    if kind in ("multi", "multi_opt"):
         return w.SelectMultiple(
             options=list(extra), description=label, rows=5, style=style, layout=layout
         )
@@ -156,8 +209,12 @@ def widget_values(s: Scenario) -> dict[str, Any]:
     values = {}
     for field, _, kind, scale in _rows():
         v = getattr(s, field)
-        if kind == "multi":
-            v = tuple(v)
+        if kind in ("multi", "multi_opt"):
+            v = tuple(v or ())
+        elif kind == "choice_opt":
+            v = v or ""
+        elif kind in ("float", "int") and field in OPTIONAL_BLANK and v is None:
+            v = ""
         elif kind in ("float", "int") and field in OPTIONAL_ZERO and v is None:
             v = "0"
         elif kind in ("float", "int"):
@@ -175,6 +232,10 @@ def scenario_from_values(base: Scenario, values: dict[str, Any], preset: str) ->
         v = values[field]
         if kind == "multi":
             v = list(v)
+        elif kind in ("multi_opt", "choice_opt"):
+            v = list(v) if kind == "multi_opt" and v else (v or None)
+        elif field in OPTIONAL_BLANK and not str(v).strip():
+            v = None
         elif kind in ("float", "int"):
             typed[field] = v
             try:
@@ -211,12 +272,20 @@ class Form:
     errors
         Field name -> the HTML line under it that shows what is wrong with its value.
     steps
-        One box per step of :data:`FIELDS`: its title, then each input and its error line.
+        One box per step of :data:`FIELDS`: its title, then each input and its error line, the
+        inputs of :data:`MORE` in a collapsed section at the end.
     """
 
     inputs: dict[str, w.ValueWidget]
     errors: dict[str, w.HTML]
     steps: list[w.VBox]
+    #: Field name -> the collapsed "More" section holding it (opened to show its error).
+    sections: dict[str, w.Accordion] = dataclasses.field(default_factory=dict)
+
+    def reveal(self, name: str) -> None:
+        """Open the "More" section of field ``name`` (if it is in one)."""
+        if name in self.sections:
+            self.sections[name].selected_index = 0
 
     def load(self, s: Scenario) -> None:
         """Show scenario ``s`` in the inputs (their observers fire: silence them around this)."""
@@ -238,18 +307,24 @@ def build_form(
     make a faster first view)."""
     style = DescriptionStyle(description_width=LABEL_WIDTH)
     text_style = TextStyle(description_width=LABEL_WIDTH)
-    inputs, errors, steps = {}, {}, []
+    inputs, errors, steps, sections = {}, {}, [], {}
     for step, fields in FIELDS.items():
-        rows = []
-        for field, label, kind, extra in fields:
+        rows, more = [], []
+        for name, label, kind, extra in fields:
             wd = input_widget(label, kind, extra, style, layout, text_style)
             wd.observe(on_change, names="value")
             err = html("", layout=layout)
             err.add_class("wb-error")
-            inputs[field], errors[field] = wd, err
-            rows += [wd, err]
-        steps.append(w.VBox([html(f"<b>{STEP_TITLES[step]}</b>"), *rows]))
-    return Form(inputs, errors, steps)
+            inputs[name], errors[name] = wd, err
+            (more if name in MORE.get(step, ()) else rows).extend([wd, err])
+        box = [html(f"<b>{STEP_TITLES[step]}</b>"), *rows]
+        if more:
+            section = w.Accordion(children=[w.VBox(more)], titles=(MORE_TITLES[step],))
+            section.selected_index = None
+            box.append(section.add_class("wb-more"))
+            sections.update(dict.fromkeys(MORE[step], section))
+        steps.append(w.VBox(box))
+    return Form(inputs, errors, steps, sections)
 
 
 def preset_in(query: str) -> str | None:

@@ -29,14 +29,14 @@ from ...decide import (
     Scenario,
     ScenarioError,
     article_comparison,
-    option_row,
     presets,
     recommend,
 )
-from ...text import shown, snapshot_line
+from ...text import shown
 from ...units import MEGA
 from .. import charts
-from ..format import download_link, escape, html_table
+from ..format import download_link, escape
+from .evidence import assumptions_html, risk_line_html, robustness_html, table_html
 from .form import (
     COLUMN_WIDTH,
     DEFAULT_PRESET,
@@ -50,9 +50,9 @@ from .heartbeat import Liveness, PageReady
 from .serve import PREVIEW_KEY
 from .style import CSS, INTRO
 from .uploads import OverridesPanel
+from .viewport import ColumnWidth, column_px
 
 log = logging.getLogger("workbook.ui")
-MC_SAMPLES = 300  # fewer than the report's 1,000 keeps an update under a second
 
 FIX_FIELD = (
     "<div class='wb-error'>Fix the highlighted field; the recommendation below is for the last "
@@ -65,11 +65,6 @@ OPTION_COLUMNS = (
     "staff_usd_per_year energy_kwh co2e_kg usd_per_million_tokens facility_kw racks "
     "memory_per_gpu_gb mfu layout price_basis"
 ).split()
-
-
-def _fmt_table(df: pd.DataFrame, max_rows: int = 200) -> str:
-    """The first ``max_rows`` rows of ``df`` as the app's table (:func:`..format.html_table`)."""
-    return f'<div class="wb-table">{html_table(df.head(max_rows))}</div>'
 
 
 class WorkbookApp:
@@ -120,10 +115,30 @@ class WorkbookApp:
         self.preset_buttons = [
             self._button(name, self._on_preset, tooltip=ARTICLE_ADVICE[name]) for name in presets
         ]
+        self.reset_button = self._button(
+            "Reset",
+            lambda _b: self._guard(self.reset),
+            icon="undo",
+            tooltip="Every input back to the active scenario's values",
+        )
+        self.preset_note = self._html()
+
+    def _mark_preset(self):
+        """The active preset's button highlighted; the note says whether the inputs still equal
+        it."""
+        for b in self.preset_buttons:
+            b.button_style = "primary" if b.description == self.preset else ""
+        edited = self.rec is not None and self.rec.scenario.name != self.preset
+        self.preset_note.value = (
+            f"<span class='wb-small'>Active: <b>{escape(self.preset)}</b>"
+            + (", edited (Reset brings its values back)" if edited else "")
+            + "</span>"
+        )
 
     def _build_outputs(self):
         """The conclusion's and the evidence's HTML panels, and the CSV button."""
         self.status, self.headline, self.reasons, self.article = (self._html() for _ in range(4))
+        self.risk_line = self._html()
         self.alternatives, self.downloads = self._html(), self._html()
         self.csv_button = self._button("Prepare the options table (CSV)", self.prepare_csv)
         self.csv_link, self.assumptions, self.robustness = (self._html() for _ in range(3))
@@ -137,8 +152,18 @@ class WorkbookApp:
         self.page_ready.on_msg(
             lambda _widget, content, _buffers: self._guard(lambda: self.on_page(content))
         )
+        #: The chart column's width on the visitor's screen [px] (None until the page says).
+        self.column_px: float | None = None
+        self.column_width = ColumnWidth()
+        self.column_width.on_msg(
+            lambda _widget, content, _buffers: self._guard(lambda: self.on_width(content))
+        )
         self.chart_box = w.VBox(
-            [self._html("<div class='wb-busy'>Drawing the charts...</div>"), self.page_ready]
+            [
+                self._html("<div class='wb-busy'>Drawing the charts...</div>"),
+                self.page_ready,
+                self.column_width,
+            ]
         ).add_class("wb-charts")
 
     def _left(self) -> w.VBox:
@@ -148,6 +173,10 @@ class WorkbookApp:
                 self._html("<b>Scenarios from the article</b>"),
                 w.HBox(self.preset_buttons[:5], layout=w.Layout(flex_flow="row wrap")),
                 w.HBox(self.preset_buttons[5:], layout=w.Layout(flex_flow="row wrap")),
+                w.HBox(
+                    [self.preset_note, self.reset_button],
+                    layout=w.Layout(flex_flow="row wrap", align_items="center"),
+                ),
                 self.overrides.box,
                 *self.form.steps,
             ],
@@ -167,6 +196,7 @@ class WorkbookApp:
             [
                 self.status,
                 self.headline,
+                self.risk_line,
                 self.reasons,
                 self.article,
                 self.alternatives,
@@ -211,6 +241,10 @@ class WorkbookApp:
         self.scenario = presets[name]
         self._load(self.scenario)
         self.update()
+
+    def reset(self):
+        """Every input back to the active preset's values (the article's scenario), recomputed."""
+        self.apply_preset(self.preset)
 
     def preview_html(self) -> str:
         """The conclusion as static HTML, hidden by default. The offline Voila template shows it
@@ -282,6 +316,7 @@ class WorkbookApp:
             text = escape(f"{msg}" if key == "<scenario>" else f"{shown(value)}: {msg}")
             if target is not None:
                 target.value = text
+                self.form.reveal(key)
             else:
                 self.status.value = f"<div class='wb-error'>{text}</div>"
         if not self.status.value.startswith("<div class='wb-error'>"):
@@ -312,10 +347,10 @@ class WorkbookApp:
             f"<div class='wb-busy'>Recommendation updated in {t1 - t0:.2f} s; "
             "drawing the evidence (sensitivity and charts)...</div>"
         )
-        self.rec.add_sensitivity(self.catalog, samples=0)  # the tornado: the charts need it
+        # The tornado and the Monte Carlo (data/assumptions.csv monte_carlo_draws, as the memo):
+        # the charts draw both.
+        self.rec.add_sensitivity(self.catalog)
         self._render_charts()
-        # The Monte Carlo (text only) while the browser draws.
-        self.rec.add_sensitivity(self.catalog, samples=MC_SAMPLES, tornado=False)
         self._render_tables()
         self.evidence.remove_class("wb-stale")
         self.status.value = (
@@ -331,6 +366,8 @@ class WorkbookApp:
         self.headline.value = (
             f"<div class='{cls}' id='wb-recommendation'>{escape(rec.headline)}</div>"
         )
+        self.risk_line.value = risk_line_html(rec)
+        self._mark_preset()
         self.reasons.value = (
             "<ul>" + "".join(f"<li>{escape(r)}</li>" for r in rec.reasons) + "</ul>"
         )
@@ -345,13 +382,13 @@ class WorkbookApp:
         self.alternatives.value = (
             (f"<h4>Runners-up</h4><ul>{runners}</ul>" if runners else "")
             + "<h4>Why not the other accelerators</h4>"
-            + _fmt_table(rejected)
+            + table_html(rejected)
         )
         self.downloads.value = self._downloads()
 
     def _render_tables(self):
-        self.robustness.value = self._robustness_html()
-        self.assumptions.value = self._assumptions_html()
+        self.robustness.value = robustness_html(self.rec, self.catalog, self._trust())
+        self.assumptions.value = assumptions_html(self.rec, self.catalog)
 
     def _render_charts(self):
         """All charts in one ``JupyterChart``: every instance ships the ~0.9 MB offline Vega bundle,
@@ -363,9 +400,8 @@ class WorkbookApp:
         SVG export."""
         names = list(charts.CHARTS) if self.rec.feasible else ["frontier", "power"]
         with debug_mode(False):
-            self.chart = alt.vconcat(*[charts.CHARTS[n](self.rec) for n in names]).resolve_scale(
-                color="independent"
-            )
+            parts = [charts.CHARTS[n](self.rec) for n in names]
+            self.chart = charts.stacked(parts, self.column_px)
             self.chart_spec = self.chart.to_dict(validate=False)
         self.chart_names = names
         if self.chart_widget is not None:
@@ -375,8 +411,18 @@ class WorkbookApp:
         """Create the chart widget (idempotent); called when the page reports it has rendered."""
         if self.chart_widget is None and self.chart is not None:
             self.chart_widget = alt.JupyterChart(self.chart)  # validates once
-            # PageReady stays on the page: its view carries the heartbeat.
-            self.chart_box.children = [self.chart_widget, self.page_ready]
+            # PageReady stays on the page: its view carries the heartbeat; ColumnWidth the width.
+            self.chart_box.children = [self.chart_widget, self.page_ready, self.column_width]
+
+    def on_width(self, content: dict):
+        """The chart column's width on screen changed: redraw the charts at that width (the
+        recommendation is not recomputed)."""
+        px = column_px(content)
+        if px is None or px == self.column_px:
+            return
+        self.column_px = px
+        if self.rec is not None and self.chart is not None:
+            self._render_charts()
 
     def _downloads(self) -> str:
         """The scenario (YAML) always; the options table (~1 MB) only on request, to keep updates
@@ -403,23 +449,6 @@ class WorkbookApp:
 
         self._guard(go)
 
-    def _robustness_html(self) -> str:
-        rec = self.rec
-        if rec.sensitivity is None or rec.sensitivity.empty:
-            return ""
-        mc = rec.monte_carlo.head(4)
-        wins = "; ".join(f"{o} {sh:.0%}" for o, sh in zip(mc["option"], mc["share"]))
-        t = rec.sensitivity[
-            ["assumption", "low", "high", "pick_at_low", "pick_at_high", "flips_at"]
-        ]
-        return (
-            "<h4>How robust is the pick?</h4><p class='wb-small'>Monte Carlo, "
-            f"{MC_SAMPLES} draws of every assumption within its range: {escape(wins)}.</p>"
-            + _fmt_table(t)
-            + "<h4>How far to trust the time estimate</h4>"
-            f"<p class='wb-small'>{escape(self._trust())}</p>"
-        )
-
     def _trust(self) -> str:
         """:attr:`Recommendation.trust` of the pick, cached per accelerator, days and time factor
         (~0.1 s each)."""
@@ -429,32 +458,6 @@ class WorkbookApp:
         if key not in self._trust_cache:
             self._trust_cache[key] = self.rec.trust
         return self._trust_cache[key]
-
-    def _assumptions_html(self) -> str:
-        cat = self.catalog
-        snap = cat.snapshot()
-        glob = pd.concat([cat.global_rows("assumptions"), cat.global_rows("facility")])
-        table = glob[
-            ["parameter", "value", "low", "high", "unit", "source_kind", "source_url", "accessed"]
-        ]
-        return (
-            f"<p class='wb-small'>D{escape(snapshot_line(snap))[1:]}. "
-            "Tables in data/*.csv, documented in data/README.md.</p>"
-            + self._price_html()
-            + _fmt_table(table)
-        )
-
-    def _price_html(self) -> str:
-        """The price the pick was costed at, and where it comes from ("" with no pick)."""
-        top = self.rec.top
-        if top is None:
-            return ""
-        row = option_row(self.rec.options, top.accelerator, top.n_gpus, top.acquisition)
-        unit = "per GPU" if row["is_buy"] else "per GPU-hour"
-        return (
-            f"<p>Price used for the pick: {row['price']:,.2f} USD ({unit}), "
-            f"{escape(str(row['price_basis']))}.</p>"
-        )
 
 
 class FailedApp:

@@ -1,0 +1,90 @@
+"""The app's HTML panels below the headline: the risk line (the pick's chances of meeting the
+deadline and the budget, and its p10-p90 bands), how robust the pick is (the tornado in the
+reader's units, as the memo words it), and every assumption with its source.
+
+Each function takes a :class:`workbook.decide.Recommendation` (and the catalog it was computed
+from) and returns HTML; :mod:`.page` puts it in its panels.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ...catalog import Catalog
+from ...decide import Recommendation, monte_carlo_draws, option_bands, option_row
+from ...text import probability_text, snapshot_line
+from ..format import escape, html_table, usd_short
+from ..memo import tornado_table
+
+
+def table_html(df: pd.DataFrame, max_rows: int = 200) -> str:
+    """The first ``max_rows`` rows of ``df`` as the app's table (:func:`..format.html_table`)."""
+    return f'<div class="wb-table">{html_table(df.head(max_rows))}</div>'
+
+
+def risk_line_html(rec: Recommendation) -> str:
+    """The pick's chance of a finished run by the deadline and of a first year within the budget,
+    with its p10-p90 days and first-year cost: one line under the headline ("" with no pick)."""
+    b = option_bands(rec, n=1)
+    if b.empty:
+        return ""
+    r, s = b.iloc[0], rec.scenario
+    parts = [
+        f"<b>{probability_text(r['p_deadline'])}</b> chance of a finished run by day "
+        f"{s.deadline_days:,.0f} (p10-p90: day {r['days_p10']:,.0f} - {r['days_p90']:,.0f})",
+        f"<b>{probability_text(r['p_budget'])}</b> chance the first year stays within "
+        f"{usd_short(s.budget_usd)} (p10-p90: {usd_short(r['first_year_usd_p10'])} - "
+        f"{usd_short(r['first_year_usd_p90'])})",
+    ]
+    return (
+        "<div class='wb-risk' id='wb-risk'>"
+        + " &middot; ".join(parts)
+        + f" &middot; {s.confidence:.0%} required.</div>"
+    )
+
+
+def robustness_html(rec: Recommendation, catalog: Catalog, trust: str) -> str:
+    """How robust the pick is: the Monte Carlo in a sentence, the tornado table in words (the
+    memo's :func:`workbook.present.memo.tornado_table`), and how far to trust the time
+    estimate (``trust``)."""
+    if rec.sensitivity is None or rec.sensitivity.empty:
+        return ""
+    mc = rec.monte_carlo.head(4)
+    wins = "; ".join(f"{o} {sh:.0%}" for o, sh in zip(mc["option"], mc["share"]))
+    return (
+        "<h4>How robust is the pick?</h4><p class='wb-small'>Monte Carlo, "
+        f"{monte_carlo_draws(catalog):,} draws of every assumption within its range: "
+        f"{escape(wins)}.</p>"
+        + table_html(tornado_table(rec))
+        + "<h4>How far to trust the time estimate</h4>"
+        f"<p class='wb-small'>{escape(trust)}</p>"
+    )
+
+
+def assumptions_html(rec: Recommendation, catalog: Catalog) -> str:
+    """Every global assumption and facility figure with its source, the data snapshot, and the
+    price the pick was costed at."""
+    snap = catalog.snapshot()
+    glob = pd.concat([catalog.global_rows("assumptions"), catalog.global_rows("facility")])
+    table = glob[
+        ["parameter", "value", "low", "high", "unit", "source_kind", "source_url", "accessed"]
+    ]
+    return (
+        f"<p class='wb-small'>D{escape(snapshot_line(snap))[1:]}. "
+        "Tables in data/*.csv, documented in data/README.md.</p>"
+        + price_html(rec)
+        + table_html(table)
+    )
+
+
+def price_html(rec: Recommendation) -> str:
+    """The price the pick was costed at, and where it comes from ("" with no pick)."""
+    top = rec.top
+    if top is None:
+        return ""
+    row = option_row(rec.options, top.accelerator, top.n_gpus, top.acquisition)
+    unit = "per GPU" if row["is_buy"] else "per GPU-hour"
+    return (
+        f"<p>Price used for the pick: {row['price']:,.2f} USD ({unit}), "
+        f"{escape(str(row['price_basis']))}.</p>"
+    )
