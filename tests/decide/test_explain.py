@@ -3,6 +3,7 @@ the slow end of published runs."""
 
 import math
 
+import pandas as pd
 import pytest
 from decide_cases import BASE
 
@@ -117,3 +118,18 @@ def test_fp4_plans_on_the_parts_with_an_fp4_peak():
     lacking = set(o.loc[~o["supported"], "accelerator"])
     assert {"h100-sxm", "h200-sxm"} <= lacking and "b200-hgx" not in lacking
     assert (o.loc[~o["supported"], "why_precision"] == "no FP4 support").all()
+
+
+def test_band_text_names_a_cost_the_run_time_does_not_move():
+    """A 1-year reservation costs the year whatever the run time: the memo printed
+    "p10-p90 $42,077,664-$42,077,664"; a real band keeps both ends."""
+    from workbook.decide.explain import band_text
+
+    fixed = pd.Series({"cost_per_run_usd_p10": 42_077_664.2, "cost_per_run_usd_p90": 42_077_663.9})
+    assert band_text(fixed, "cost_per_run_usd") == (
+        "the same at p10 and p90: the run time does not move it"
+    )
+    moving = pd.Series({"cost_per_run_usd_p10": 20_117.0, "cost_per_run_usd_p90": 25_001.0})
+    assert band_text(moving, "cost_per_run_usd") == "p10-p90 $20,117-$25,001"
+    days = pd.Series({"wall_days_p10": 3.1, "wall_days_p90": 7.4})
+    assert band_text(days, "wall_days") == "p10-p90 3.1-7.4 days"

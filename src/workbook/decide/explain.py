@@ -171,9 +171,12 @@ def pick_sentence(s: Scenario, top: pd.Series) -> str:
 
 def band_text(r: pd.Series, column: str) -> str:
     """The p10-p90 of a days or cost column: ``p10-p90 3.1-7.4 days``,
-    ``p10-p90 $20,117-$25,001``."""
+    ``p10-p90 $20,117-$25,001``; a cost the run time does not move (a reservation paid for the
+    year) says so instead of printing the same dollar figure twice."""
     lo, hi = r[f"{column}_p10"], r[f"{column}_p90"]
     if column.endswith("_usd"):
+        if round(lo) == round(hi):
+            return "the same at p10 and p90: the run time does not move it"
         return f"p10-p90 ${lo:,.0f}-${hi:,.0f}"
     if lo >= 1:
         return f"p10-p90 {days_text(lo, unit=False)}-{days_text(hi)}"
