@@ -17,3 +17,11 @@ from workbook.text import energy_text
 )
 def test_energy_text_keeps_three_figures(kwh, kg, text):
     assert energy_text(kwh, kg) == text
+
+
+def test_power_text_writes_large_counts_for_people():
+    """The article's 70B x 5T x 6 = 2.1e24 FLOP reached the app's headline as '2.10e+24'."""
+    from workbook.text import power_text
+
+    assert power_text(6 * 70e9 * 5e12) == "2.1 × 10²⁴"
+    assert power_text(123_456) == "123,456"

@@ -6,6 +6,7 @@ the memo; the snapshot line says which data a result used.
 
 from __future__ import annotations
 
+import re
 import reprlib
 from collections.abc import Iterable, Mapping
 
@@ -27,6 +28,29 @@ MODE_PHRASE = {
     "buy-new": "buy new",
     "buy-used": "buy used",
 }
+
+
+#: Scientific notation as Python prints it (``2.10e+24``) and the superscript digits a reader sees.
+_SCIENTIFIC = re.compile(r"\b(\d+(?:\.\d+)?)e([+-]?)0*(\d+)\b")
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def readable(text: str) -> str:
+    """A sentence with any scientific notation written out for a reader:
+    ``2.10e+24 FLOP`` -> ``2.1 × 10²⁴ FLOP``."""
+
+    def power(m: re.Match) -> str:
+        mantissa = f"{float(m.group(1)):g}"
+        exponent = ("-" if m.group(2) == "-" else "") + m.group(3)
+        return f"{mantissa} × 10{exponent.translate(_SUPERSCRIPT)}"
+
+    return _SCIENTIFIC.sub(power, str(text))
+
+
+def power_text(x: float) -> str:
+    """A large count for a sentence: ``2.1 × 10²⁴``; below a million with thousands separators
+    (``123,456``)."""
+    return f"{x:,.0f}" if abs(x) < 1e6 else readable(f"{x:.2e}")
 
 
 def days_text(x: float, unit: bool = True) -> str:

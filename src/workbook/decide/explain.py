@@ -17,6 +17,7 @@ from ..text import (
     duration_text,
     energy_text,
     params_label,
+    power_text,
     probability_text,
     runs_text,
 )
@@ -218,9 +219,7 @@ def runner_up_sentence(r: Option, top: Option) -> str:
 
 def nearest_line(r: pd.Series) -> str:
     """One of the nearest misses of an infeasible scenario, with what it fails on."""
-    return (
-        f"Nearest: {option_phrase(r['acquisition'], r['n_gpus'], r['name'])} fails on {r['failed']}"
-    )
+    return f"Nearest: {option_phrase(r['acquisition'], r['n_gpus'], r['name'])}: {r['failed']}"
 
 
 def rejected_line(b: pd.Series) -> str:
@@ -262,9 +261,9 @@ def impossibility(s: Scenario, catalog: Catalog) -> str | None:
         f"Physically impossible: {params_label(s.n_params)} parameters on "
         f"{params_label(s.tokens)} tokens in {s.deadline_days:g} days needs {need:.1f}x the dense "
         f"{s.precision.upper()} peak of {s.max_gpus:,} x {fastest['name']}, the fastest part "
-        f"allowed, computing at full peak for the whole time ({flops:.2e} FLOP; the best published "
-        "large runs reach about 40-55 % of the peak). No option of any size within the scenario "
-        "can do it: extend the deadline, allow more GPUs or train on fewer tokens."
+        f"allowed, computing at full peak for the whole time ({power_text(flops)} FLOP; the best "
+        "published large runs reach about 40-55 % of the peak). No option of any size within the "
+        "scenario can do it: extend the deadline, allow more GPUs or train on fewer tokens."
     )
 
 

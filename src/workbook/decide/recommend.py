@@ -129,9 +129,14 @@ class Recommendation:
         if self.top is None:
             if self.reasons and self.reasons[0].startswith("Physically impossible"):
                 return self.reasons[0]
-            return "Nothing in the catalog meets every constraint of this scenario. " + (
-                self.reasons[0] if self.reasons else ""
-            )
+            first = self.reasons[0] if self.reasons else ""
+            lead = "No option meets every constraint: "  # explain.infeasible_summary
+            if first.startswith(lead):  # one sentence, not the same one twice
+                return (
+                    "Nothing in the catalog meets every constraint of this scenario: "
+                    + (first[len(lead) :])
+                )
+            return "Nothing in the catalog meets every constraint of this scenario. " + first
         return self.top.sentence
 
     def add_sensitivity(

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from ..catalog import Catalog, resolve_catalog
 from ..checks import check_number
+from ..text import power_text
 from ..units import SECONDS_PER_DAY, TERA
 from .estimate import estimate_training
 from .flops import training_flops
@@ -57,8 +58,8 @@ def _verdict(
     published = "the best published large runs reach about 40-55%"
     if best > 1.0:
         return "physically-impossible", (
-            f"{flops:.2e} FLOP in {days:g} days on {n_gpus} x {accelerator} needs {mfu:.1f}x "
-            f"the dense BF16 peak ({peak_bf16 / TERA:,.0f} TFLOP/s per GPU)"
+            f"{power_text(flops)} FLOP in {days:g} days on {n_gpus} x {accelerator} needs "
+            f"{mfu:.1f}x the dense BF16 peak ({peak_bf16 / TERA:,.0f} TFLOP/s per GPU)"
             + (f" and {mfu_fp8:.1f}x the FP8 peak" if mfu_fp8 else "")
             + "; no precision of this hardware can do it"
         )

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..text import ARTICLE_CITATION, params_label
+from ..text import ARTICLE_CITATION, params_label, readable
 
 
 def escape(x: Any) -> str:
@@ -80,22 +80,6 @@ def plain_number(x: Any) -> str:
         return f"{v:.4g}"
     digits = 3 - math.floor(math.log10(abs(v)))  # 4 significant digits, positional
     return f"{v:.{digits}f}".rstrip("0").rstrip(".")
-
-
-_SCIENTIFIC = re.compile(r"\b(\d+(?:\.\d+)?)e([+-]?)0*(\d+)\b")
-_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
-
-
-def readable(text: str) -> str:
-    """A sentence of the engine's with any scientific notation written out for a reader:
-    ``2.10e+24 FLOP`` -> ``2.1 × 10²⁴ FLOP``."""
-
-    def power(m: re.Match) -> str:
-        mantissa = f"{float(m.group(1)):g}"
-        exponent = ("-" if m.group(2) == "-" else "") + m.group(3)
-        return f"{mantissa} × 10{exponent.translate(_SUPERSCRIPT)}"
-
-    return _SCIENTIFIC.sub(power, str(text))
 
 
 #: The local files some sources name, cited for a reader by what they are (no paths in a memo).
