@@ -5,7 +5,7 @@ import pytest
 
 from workbook import Scenario, ScenarioError, presets, recommend
 from workbook.decide import option_row
-from workbook.decide.bill import checkpoint_bytes_per_param
+from workbook.decide.bill import checkpoint_bytes_per_param, tier_priced
 
 BASE = presets["funded-startup-30b-domain"]
 
@@ -38,6 +38,24 @@ def test_a_hyperscaler_charges_more_and_bills_egress(tiers):
     assert r["storage_usd_per_year"] == pytest.approx(r["storage_tb"] * 145 * 12)
     tpu = option_row(hyper, "tpu-v5p", 8, "rent-on-demand")
     assert tpu["price"] == option_row(base, "tpu-v5p", 8, "rent-on-demand")["price"]
+
+
+def test_an_aws_spot_price_is_not_scaled_to_aws_again(tiers):
+    """The H100 spot default is AWS P5 spot ($2.25, data/prices.csv): already hyperscaler level,
+    so no tier moves it (before: 2.25 x 1.32 = $2.97 at the hyperscaler tier); the H200 spot
+    default (the article's $3.40) is a specialised cloud's and takes the tier's 1.32 x."""
+    for t in ("specialised", "hyperscaler", "marketplace"):
+        r = option_row(tiers[t], "h100-sxm", 8, "rent-spot")
+        assert "AWS" in r["price_basis"]
+        assert r["price"] == 2.25 and r["provider_price_factor"] == 1, t
+    h200 = option_row(tiers["hyperscaler"], "h200-sxm", 8, "rent-spot")
+    assert h200["price"] == pytest.approx(3.40 * 1.32)
+    assert tier_priced(
+        ["aggregator: AWS P5 spot (costnimbus) (2026-03-01)", "Lambda"]
+    ).tolist() == [
+        False,
+        True,
+    ]
 
 
 def test_a_marketplace_is_cheaper_but_slower(tiers):

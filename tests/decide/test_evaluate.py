@@ -38,8 +38,9 @@ def test_factors_broadcast_over_samples(rec):
     assert ev["cost_per_run_usd"].shape == (2, len(o))
     rented = (o["acquisition"] == "rent-on-demand").to_numpy() & np.isfinite(o["price"]).to_numpy()
     # The rent doubles; a port of the team's code (TPU, Trainium) is engineers' time, not rent,
-    # and the project's storage is billed by the month.
-    yearly = o["porting_usd"].to_numpy(float) + o["storage_usd_per_year"].to_numpy(float)
+    # and the project's storage is billed by the month, a large rental's engineers by the year.
+    yearly = o[["porting_usd", "storage_usd_per_year", "staff_usd_per_year"]].to_numpy(float)
+    yearly = yearly.sum(axis=1)
     port = yearly[rented] / s.runs_per_year
     assert (o["porting_usd"].to_numpy(float)[rented] > 0).any()
     np.testing.assert_allclose(
@@ -159,6 +160,26 @@ def test_the_staff_line_is_in_the_fixed_costs_the_year_and_the_first_year(rec):
         assert with_staff[key][pos] - without[key][pos] == pytest.approx(delta), key
     rented = option_position(o, "h200-sxm", 24, "rent-on-demand")
     assert with_staff["cost_per_run_usd"][rented] == without["cost_per_run_usd"][rented]
+
+
+def test_large_rentals_pay_one_platform_engineer_per_64_nodes(rec):
+    """rented_staff_above_nodes 16, nodes_per_platform_engineer_rented 64, engineer_cost
+    $300,000 (data/assumptions.csv): a rental of 24 H200 nodes (192 GPUs) -> 24 > 16, ceil(24 /
+    64) = 1 engineer = $300,000 a year, 16 nodes (128 GPUs) are not above 16 -> none; the line is
+    in the rental's cost per year, first and steady year (staff_factor 0 takes it out) and in
+    its bill."""
+    s, o = rec.scenario, rec.options
+    assert _row(o, "h200-sxm", 192, "rent-on-demand")["staff_usd_per_year"] == 300_000
+    assert _row(o, "h200-sxm", 128, "rent-on-demand")["staff_usd_per_year"] == 0
+    pos = option_position(o, "h200-sxm", 192, "rent-on-demand")
+    with_staff, without = evaluate_arrays(s, o), evaluate_arrays(s, o, staff_factor=0.0)
+    for key in ("cost_per_year_usd", "first_year_cost_usd", "steady_year_cost_usd"):
+        assert with_staff[key][pos] - without[key][pos] == pytest.approx(300_000), key
+    # The tornado's engineer-cost end ($450,000 / $300,000 = 1.5x) moves it by $150,000.
+    high = evaluate_arrays(s, o, staff_factor=1.5)
+    assert high["cost_per_year_usd"][pos] - with_staff["cost_per_year_usd"][pos] == (
+        pytest.approx(150_000)
+    )
 
 
 def test_breakeven_counts_the_staff_line(rec):

@@ -18,7 +18,13 @@ OPEX_OWNED = (
     "storage_usd_per_year",
     "support_usd_per_year",
 )
-OPEX_RENTED = ("rent_usd_per_year", "porting_usd", "storage_usd_per_year", "egress_usd_per_year")
+OPEX_RENTED = (
+    "rent_usd_per_year",
+    "porting_usd",
+    "staff_usd_per_year",
+    "storage_usd_per_year",
+    "egress_usd_per_year",
+)
 
 
 @pytest.fixture(scope="module")
@@ -98,8 +104,11 @@ def test_every_rentals_lines_sum_to_its_totals_and_it_buys_nothing(rec):
     np.testing.assert_allclose(rent["cost_per_year_usd"], total, rtol=1e-12)
     np.testing.assert_allclose(rent["first_year_cost_usd"], total, rtol=1e-12)
     np.testing.assert_allclose(rent["steady_year_cost_usd"], total - rent["porting_usd"])
-    for line in ("capex_usd", "network_usd", "support_usd_per_year", "staff_usd_per_year"):
+    for line in ("capex_usd", "network_usd", "support_usd_per_year"):
         assert (rent[line] == 0).all(), line
+    # Platform engineers only above rented_staff_above_nodes (16) nodes.
+    assert (rent.loc[rent["nodes"] <= 16, "staff_usd_per_year"] == 0).all()
+    assert (rent.loc[rent["nodes"] > 16, "staff_usd_per_year"] > 0).all()
 
 
 def test_a_larger_cluster_pays_more_per_gpu_for_its_network(rec):

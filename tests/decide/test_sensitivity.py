@@ -119,7 +119,7 @@ def test_one_draw_count_for_recommend_and_add_sensitivity(cat):
 
 
 def test_tornado_ranges_in_the_readers_units(rec, cat):
-    """Hand check on the funded-startup pick (rent on demand 192 x MI355X, an estimated price):
+    """Hand check on the funded-startup pick (rent on demand 128 x MI355X, an estimated price):
     its rental price moves over the sourced range widened estimated_price_range_widening times
     (0.6-1.5 widened 1.5x: 0.40-1.75), its MFU by base / moved matmul efficiency, runs per year
     6 x 0.5-2."""

@@ -15,6 +15,7 @@ from workbook.decide import option_row
 from workbook.decide.scenario import Scenario
 from workbook.present.app.page import WorkbookApp, build_app, open_app
 from workbook.present.app.serve import PREVIEW_KEY
+from workbook.present.format import usd_short
 from workbook.text import days_text
 
 
@@ -307,3 +308,35 @@ def test_charts_are_drawn_at_the_width_the_page_reports(px):
     assert spec["config"]["legend"]["orient"] == ("bottom" if px < 900 else "right")
     app.column_width._handle_custom_msg({"event": "width", "px": "wide"}, [])  # not a width
     assert app.chart_spec == spec and "wrong" not in app.status.value
+
+
+def _money(cell: str) -> float:
+    """``$1.2M`` / ``$708,000`` / ``$3.4B`` / blank -> dollars (the app's people format)."""
+    cell = html.unescape(re.sub(r"<[^>]+>", "", cell)).strip()
+    if not cell:
+        return 0.0
+    scale = {"M": 1e6, "B": 1e9}.get(cell[-1], 1.0)
+    return float(cell.strip("$MB").replace(",", "")) * scale
+
+
+@pytest.mark.parametrize("preset", ["funded-startup-30b-domain", "band-7b-to-70b"])
+def test_the_app_shows_what_the_picks_money_buys(app, preset):
+    """Beside the headline, the pick's bill: its lines add up (to the rounding of $0.1M a line)
+    to the option row's first-year cost and cost per year, and its Total row is those two."""
+    app.apply_preset(preset)
+    top = app.rec.top
+    row = option_row(app.rec.options, top.accelerator, top.n_gpus, top.acquisition)
+    assert "What the money buys" in app.bill.value
+    cells = [
+        re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", tr, flags=re.S)
+        for tr in re.findall(r"<tr>(.*?)</tr>", app.bill.value, flags=re.S)
+    ]
+    header, *body = cells
+    first, per_year = header.index("First year"), header.index("Cost per year")
+    lines, total = body[:-1], body[-1]
+    assert "Total" in total[header.index("What")]
+    for col, column in ((first, "first_year_cost_usd"), (per_year, "cost_per_year_usd")):
+        assert total[col] == usd_short(row[column])
+        assert sum(_money(r[col]) for r in lines) == pytest.approx(
+            row[column], abs=0.05e6 * len(lines) + 1
+        )

@@ -17,6 +17,8 @@ full checkpoint a run.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -37,6 +39,11 @@ FREE_EGRESS = {
 
 #: The tier whose prices data/prices.csv holds: its price factor and goodput are 1 by definition.
 DEFAULT_TIER = "specialised"
+
+#: A default price whose basis names one of these clouds is already at the hyperscaler tier's
+#: level (data/prices.csv h100-sxm rent-spot: AWS P5 spot): no tier factor moves it, or the
+#: hyperscaler tier would scale an AWS price by the AWS / specialised-cloud ratio a second time.
+HYPERSCALER_BASIS = re.compile(r"\b(AWS|Azure|Google Cloud|GCP|Oracle Cloud|OCI)\b")
 
 
 def checkpoint_bytes_per_param(method: str) -> float:
@@ -78,10 +85,18 @@ def storage_price_parameter(tier: str, owned: bool) -> str:
 
 
 def bill_columns(
-    s: Scenario, o: pd.DataFrame, cat: Catalog, a: dict, is_buy: np.ndarray, pue, site: dict
+    s: Scenario,
+    o: pd.DataFrame,
+    cat: Catalog,
+    a: dict,
+    is_buy: np.ndarray,
+    pue,
+    site: dict,
+    price_basis: np.ndarray,
 ) -> dict[str, np.ndarray]:
     """The bill's static columns of every option (the ``options`` step's ``staff_usd_per_year``
-    to ``provider_goodput``, :mod:`workbook.decide.columns`)."""
+    to ``provider_goodput``, :mod:`workbook.decide.columns`); ``price_basis`` is each option's
+    default price's basis (:func:`tier_priced`)."""
     nodes = o["nodes"].to_numpy(float)
     n = o["n_gpus"].to_numpy(float)
     cols = {
@@ -94,9 +109,17 @@ def bill_columns(
     cols.update(_storage_columns(s, o, a, is_buy))
     price_factor, goodput = provider_factors(s, a)
     tiered = ~is_buy & (o["cooling_options"].to_numpy(object) != "cloud")
-    cols["provider_price_factor"] = np.where(tiered, price_factor, 1.0)
+    cols["provider_price_factor"] = np.where(tiered & tier_priced(price_basis), price_factor, 1.0)
     cols["provider_goodput"] = np.where(tiered, goodput, 1.0)
     return cols
+
+
+def tier_priced(price_basis) -> np.ndarray:
+    """Whether each price is at the default (specialised-cloud) tier's level, so that a provider
+    tier's price factor applies to it: every basis but one naming a hyperscaler
+    (:data:`HYPERSCALER_BASIS`) [bool]."""
+    basis = np.asarray(price_basis, dtype=object)
+    return np.array([not HYPERSCALER_BASIS.search(str(b)) for b in basis], dtype=bool)
 
 
 def _hardware_columns(o, a, is_buy, nodes, n, pue, site) -> dict[str, np.ndarray]:

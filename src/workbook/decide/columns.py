@@ -159,7 +159,11 @@ _OPTIONS = (
     ("capital_rate", "1/yr", "cost of capital"),
     ("idle_power_fraction", "ratio", "power drawn while idle / busy power"),
     ("base_wall_days", "days", "days per run before the spot overhead and factors"),
-    ("staff_usd_per_year", "USD/yr", "platform engineers of an owned multi-node cluster a year"),
+    (
+        "staff_usd_per_year",
+        "USD/yr",
+        "platform engineers of an owned multi-node cluster or a large rental a year",
+    ),
     ("run_pue", "ratio", "PUE a run's energy is counted at: the site's if owned, cloud_pue rented"),
     ("grid_kg_co2e_per_kwh", "kg CO2e/kWh", "carbon intensity of the run's electricity"),
     ("network_tiers", "count", "switch layers of the scale-out network: 0 (one node) to 3"),

@@ -190,12 +190,21 @@ def _site_reasons(r: StaticReasons, s: Scenario, o: pd.DataFrame, a: dict, site:
 
 
 def platform_engineers_needed(is_buy, nodes, a: dict) -> np.ndarray:
-    """Platform engineers an option needs [engineers]: ceil(nodes / nodes_per_platform_engineer)
-    (data/assumptions.csv) for an owned multi-node cluster, 0 for one node or a rental (the
-    team's rule and, times engineer_cost_usd_per_year, the option's staff_usd_per_year)."""
+    """Platform engineers an option needs [engineers] (data/assumptions.csv): an owned
+    multi-node cluster ceil(nodes / nodes_per_platform_engineer), a rental of more than
+    rented_staff_above_nodes nodes ceil(nodes / nodes_per_platform_engineer_rented) (the
+    provider runs the hardware; the scheduler, images and failed jobs are the team's), else 0.
+    Times engineer_cost_usd_per_year it is the option's staff_usd_per_year; the team's rule
+    (:func:`_team_reasons`) asks an owned cluster's engineers of the team."""
     nodes = np.asarray(nodes, float)
-    owned_cluster = np.asarray(is_buy, bool) & (nodes > 1)
-    return np.where(owned_cluster, np.ceil(nodes / a["nodes_per_platform_engineer"]), 0.0)
+    is_buy = np.asarray(is_buy, bool)
+    owned = np.where(is_buy & (nodes > 1), np.ceil(nodes / a["nodes_per_platform_engineer"]), 0.0)
+    rented = np.where(
+        ~is_buy & (nodes > a["rented_staff_above_nodes"]),
+        np.ceil(nodes / a["nodes_per_platform_engineer_rented"]),
+        0.0,
+    )
+    return owned + rented
 
 
 def _team_reasons(r: StaticReasons, s: Scenario, o: pd.DataFrame, a: dict) -> None:
@@ -215,7 +224,7 @@ def _team_reasons(r: StaticReasons, s: Scenario, o: pd.DataFrame, a: dict) -> No
         "Gaudi 3 is not for distributed training "
         "(the article: the software gap is an order of magnitude)",
     )
-    need_pe = platform_engineers_needed(o["is_buy"], o["nodes"], a)
+    need_pe = np.where(o["is_buy"], platform_engineers_needed(o["is_buy"], o["nodes"], a), 0.0)
     r.fail(
         "team",
         need_pe > s.platform_engineers,

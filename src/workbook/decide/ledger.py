@@ -98,7 +98,8 @@ def owned_lines(o, wall_h, runs, capex: dict, f: Factors) -> dict[str, np.ndarra
 def rented_lines(o, wall_h, runs, f: Factors) -> dict[str, np.ndarray]:
     """Renting every option's cluster for a year of ``runs`` runs of ``wall_h`` hours (every
     option priced as if rented) [USD/yr]: ``rent`` (the runs' GPU-hours, a reservation the whole
-    year's), ``port``, ``storage``, ``egress`` and ``total`` (= the opex, the first and a steady
+    year's), ``port``, ``staff`` (a large rental's platform engineers), ``storage``, ``egress``
+    and ``total`` (= the opex, the first and a steady
     year)."""
     n, price = _floats(o, "n_gpus"), _floats(o, "price") * f.rent_price_factor
     rent_run = cost.rent_cost_per_run(n * wall_h, price)
@@ -107,8 +108,9 @@ def rented_lines(o, wall_h, runs, f: Factors) -> dict[str, np.ndarray]:
     lines = {
         "rent": np.where(reserved, reserved_year, rent_run * runs),
         "port": _floats(o, "porting_usd"),
+        "staff": _floats(o, "staff_usd_per_year") * f.staff_factor,
         "storage": _floats(o, "storage_usd_per_year") * f.storage_factor,
         "egress": _floats(o, "egress_usd_per_run") * runs,
     }
-    lines["total"] = lines["rent"] + lines["port"] + lines["storage"] + lines["egress"]
+    lines["total"] = sum(lines[k] for k in ("rent", "port", "staff", "storage", "egress"))
     return lines

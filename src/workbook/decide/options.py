@@ -471,7 +471,7 @@ def per_mode(s: Scenario, base: pd.DataFrame, cat: Catalog, a: dict, site: dict)
         idle_power_fraction=np.full(len(o), a["idle_power_fraction"]),
         base_wall_days=o["wall_days"].to_numpy(float),
     )
-    bill = bill_columns(s, o, cat, a, is_buy, extra["pue"], site)
+    bill = bill_columns(s, o, cat, a, is_buy, extra["pue"], site, price_basis)
     _apply_bill(extra, bill)
     extra.update(bill)
     return pd.concat([o, pd.DataFrame(extra, index=o.index)], axis=1)

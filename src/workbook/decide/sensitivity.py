@@ -166,8 +166,8 @@ def _lead_time_factor(cat: Catalog, o: pd.DataFrame) -> Factor:
 
 
 def _staff_factor(assumptions: pd.DataFrame) -> Factor:
-    """A platform engineer's yearly cost: an owned cluster's staff line scales with moved / base
-    engineer_cost_usd_per_year (rentals carry no staff line)."""
+    """A platform engineer's yearly cost: the staff line of an owned cluster and of a large rental
+    scales with moved / base engineer_cost_usd_per_year."""
     e = assumptions.loc["engineer_cost_usd_per_year"]
     return Factor(
         "Platform engineer cost",

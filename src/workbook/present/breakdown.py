@@ -34,6 +34,7 @@ OWNED_LINES = (
 RENTED_LINES = (
     ("rent_usd_per_year", "GPU rent", "opex"),
     ("porting_usd", "Port of the code to the stack", "once"),
+    ("staff_usd_per_year", "Platform engineers", "opex"),
     ("storage_usd_per_year", "Storage (data and checkpoints)", "opex"),
     ("egress_usd_per_year", "Egress (a checkpoint out per run)", "opex"),
 )

@@ -1,6 +1,7 @@
 """The app's HTML panels below the headline: the risk line (the pick's chances of meeting the
-deadline and the budget, and its p10-p90 bands), how robust the pick is (the tornado in the
-reader's units, as the memo words it), and every assumption with its source.
+deadline and the budget, and its p10-p90 bands), what the pick's money buys (its bill), how
+robust the pick is (the tornado in the reader's units, as the memo words it), and every
+assumption with its source.
 
 Each function takes a :class:`workbook.decide.Recommendation` (and the catalog it was computed
 from) and returns HTML; :mod:`.page` puts it in its panels.
@@ -13,6 +14,7 @@ import pandas as pd
 from ...catalog import Catalog
 from ...decide import Recommendation, monte_carlo_draws, option_bands, option_row
 from ...text import probability_text, snapshot_line
+from ..breakdown import bill_frame
 from ..format import escape, html_table, usd_short
 from ..memo import tornado_table
 
@@ -40,6 +42,24 @@ def risk_line_html(rec: Recommendation) -> str:
         "<div class='wb-risk' id='wb-risk'>"
         + " &middot; ".join(parts)
         + f" &middot; {s.confidence:.0%} required.</div>"
+    )
+
+
+def bill_html(rec: Recommendation) -> str:
+    """What the pick's money buys: its bill line by line (the memo's
+    :func:`workbook.present.breakdown.bill_frame`), so that "cost per year" beside "first-year
+    cost" explains itself ("" with no pick)."""
+    top = rec.top
+    if top is None:
+        return ""
+    row = option_row(rec.options, top.accelerator, top.n_gpus, top.acquisition)
+    return (
+        "<div class='wb-bill' id='wb-bill'><h4>What the money buys</h4>"
+        "<p class='wb-small'>First year: the purchase and a year of running costs. Steady year: "
+        "the running costs alone. Cost per year: the purchase spread over the hardware's life "
+        "(depreciation and cost of capital) plus the running costs.</p>"
+        + table_html(bill_frame(row))
+        + "</div>"
     )
 
 

@@ -36,7 +36,7 @@ from ...text import shown
 from ...units import MEGA
 from .. import charts
 from ..format import download_link, escape
-from .evidence import assumptions_html, risk_line_html, robustness_html, table_html
+from .evidence import assumptions_html, bill_html, risk_line_html, robustness_html, table_html
 from .form import (
     COLUMN_WIDTH,
     DEFAULT_PRESET,
@@ -138,7 +138,7 @@ class WorkbookApp:
     def _build_outputs(self):
         """The conclusion's and the evidence's HTML panels, and the CSV button."""
         self.status, self.headline, self.reasons, self.article = (self._html() for _ in range(4))
-        self.risk_line = self._html()
+        self.risk_line, self.bill = self._html(), self._html()
         self.alternatives, self.downloads = self._html(), self._html()
         self.csv_button = self._button("Prepare the options table (CSV)", self.prepare_csv)
         self.csv_link, self.assumptions, self.robustness = (self._html() for _ in range(3))
@@ -197,6 +197,7 @@ class WorkbookApp:
                 self.status,
                 self.headline,
                 self.risk_line,
+                self.bill,
                 self.reasons,
                 self.article,
                 self.alternatives,
@@ -367,6 +368,7 @@ class WorkbookApp:
             f"<div class='{cls}' id='wb-recommendation'>{escape(rec.headline)}</div>"
         )
         self.risk_line.value = risk_line_html(rec)
+        self.bill.value = bill_html(rec)
         self._mark_preset()
         self.reasons.value = (
             "<ul>" + "".join(f"<li>{escape(r)}</li>" for r in rec.reasons) + "</ul>"
