@@ -14,7 +14,13 @@ from pathlib import Path
 import pytest
 
 pytest.register_assert_rewrite("browser")
-from browser import jupyter_lab, needs_chromium, offline_page, screenshot  # noqa: E402
+from browser import (  # noqa: E402
+    SHUT_DOWN_KERNELS,
+    jupyter_lab,
+    needs_chromium,
+    offline_page,
+    screenshot,
+)
 
 pytest_plugins = ["browser"]
 pytestmark = needs_chromium
@@ -65,13 +71,6 @@ def test_an_analysis_runs_to_its_summary_in_jupyterlab(browser, lab, name):
         summary.locator(".jp-OutputArea-output").first.scroll_into_view_if_needed()
         screenshot(page, f"analysis-{name}-lab", full_page=False)
     finally:
-        page.evaluate(
-            """async () => {
-            const x = document.cookie.match(/_xsrf=([^;]+)/);
-            const headers = x ? {"X-XSRFToken": decodeURIComponent(x[1])} : {};
-            for (const s of await (await fetch("/api/sessions")).json())
-                await fetch("/api/sessions/" + s.id, {method: "DELETE", headers});
-            }"""
-        )
+        page.evaluate(SHUT_DOWN_KERNELS)
         context.close()
     assert outside == []

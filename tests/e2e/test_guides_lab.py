@@ -15,7 +15,14 @@ from pathlib import Path
 import pytest
 
 pytest.register_assert_rewrite("browser")
-from browser import jupyter_lab, needs_chromium, offline_page, screenshot, start_voila  # noqa: E402
+from browser import (  # noqa: E402
+    SHUT_DOWN_KERNELS,
+    jupyter_lab,
+    needs_chromium,
+    offline_page,
+    screenshot,
+    start_voila,
+)
 
 pytest_plugins = ["browser"]
 pytestmark = needs_chromium
@@ -112,15 +119,6 @@ def _wait_for_change(page, before: str, timeout_s: float = 60):
         arg=before,
         timeout=timeout_s * 1000,
     )
-
-
-SHUT_DOWN_KERNELS = """async () => {
-    const x = document.cookie.match(/_xsrf=([^;]+)/);
-    const headers = x ? {"X-XSRFToken": decodeURIComponent(x[1])} : {};
-    const sessions = await (await fetch("/api/sessions")).json();
-    for (const s of sessions) await fetch("/api/sessions/" + s.id, {method: "DELETE", headers});
-    return sessions.length;
-}"""
 
 
 @pytest.fixture

@@ -168,16 +168,17 @@ def _lead_time_factor(cat: Catalog, o: pd.DataFrame) -> Factor:
 def _staff_factor(assumptions: pd.DataFrame) -> Factor:
     """A platform engineer's yearly cost: the staff line of an owned cluster and of a large rental
     scales with moved / base engineer_cost_usd_per_year."""
-    e = assumptions.loc["engineer_cost_usd_per_year"]
-    return Factor(
-        "Platform engineer cost",
-        "engineer_cost_usd_per_year",
-        e["value"],
-        e["low"],
-        e["high"],
-        {"staff_factor": e["low"] / e["value"]},
-        {"staff_factor": e["high"] / e["value"]},
+    return _ratio_factor(
+        assumptions, "Platform engineer cost", "engineer_cost_usd_per_year", "staff_factor"
     )
+
+
+def _ratio_factor(assumptions: pd.DataFrame, label: str, parameter: str, name: str) -> Factor:
+    """A line that scales with moved / base ``parameter``: evaluation knob ``name`` at its low
+    and high end / its value."""
+    lo, hi = _ratio(assumptions, parameter)
+    r = assumptions.loc[parameter]
+    return Factor(label, parameter, r["value"], r["low"], r["high"], {name: lo}, {name: hi})
 
 
 def _ratio(assumptions: pd.DataFrame, parameter: str) -> tuple[float, float]:
@@ -215,16 +216,12 @@ def _bill_factors(s, assumptions: pd.DataFrame, o: pd.DataFrame) -> list[Factor]
             {"network_factor": np.select([tiers == 1, tiers == 3], [one[1], three[1]], 1.0)},
         ),
     ]
-    for label, parameter, name in (
-        ("Support contract", "support_fraction_per_year", "support_factor"),
-        ("Spare GPUs", "spare_gpu_fraction", "spares_factor"),
-    ):
-        lo, hi = _ratio(assumptions, parameter)
-        r = assumptions.loc[parameter]
-        out.append(
-            Factor(label, parameter, r["value"], r["low"], r["high"], {name: lo}, {name: hi})
-        )
-    return out
+    return out + [
+        _ratio_factor(
+            assumptions, "Support contract", "support_fraction_per_year", "support_factor"
+        ),
+        _ratio_factor(assumptions, "Spare GPUs", "spare_gpu_fraction", "spares_factor"),
+    ]
 
 
 def _pick(labels: np.ndarray, idx: int) -> str:
