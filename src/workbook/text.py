@@ -84,6 +84,21 @@ def probability_text(p: float) -> str:
     return f"{p * 100:.0f} %"
 
 
+#: The software stacks' names as a reader knows them (catalog ``software_stack`` ids).
+STACK_NAMES = {
+    "cuda": "CUDA",
+    "rocm": "ROCm",
+    "synapse": "SynapseAI",
+    "xla": "XLA",
+    "neuron": "Neuron",
+}
+
+
+def stack_name(stack: str) -> str:
+    """``rocm`` -> ``ROCm``; an id without a name as it is."""
+    return STACK_NAMES.get(stack, stack)
+
+
 def runs_text(n: float) -> str:
     """``1 run``, ``2.5 runs``."""
     return f"{n:g} run" + ("" if n == 1 else "s")

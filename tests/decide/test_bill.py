@@ -3,9 +3,11 @@
 import numpy as np
 import pytest
 
-from workbook import Scenario, ScenarioError, presets, recommend
-from workbook.decide import option_row
-from workbook.decide.bill import checkpoint_bytes_per_param, tier_priced
+from workbook import Scenario, ScenarioError, load_catalog, presets, recommend
+from workbook.decide import evaluate_arrays, option_position, option_row
+from workbook.decide.bill import checkpoint_bytes_per_param, software_usd_per_year, tier_priced
+from workbook.decide.sensitivity import factors
+from workbook.present.breakdown import bill_amounts
 
 BASE = presets["funded-startup-30b-domain"]
 
@@ -106,3 +108,55 @@ def test_an_unknown_grid_region_or_tier_is_named():
         Scenario(n_params=7e9, grid_region="atlantis")
     with pytest.raises(ScenarioError, match="provider_tier"):
         Scenario(n_params=7e9, provider_tier="cheapest")
+
+
+@pytest.fixture(scope="module")
+def startup():
+    return recommend(BASE, sensitivity=False)
+
+
+def test_an_immature_stack_costs_the_teams_time(startup):
+    """data/assumptions.csv: ROCm stack_debug_weeks 4, SynapseAI 8, stack_debug_engineers 2,
+    engineer_cost_usd_per_year $300,000, 365 / 7 = 52.14 weeks a year. The startup (15 people,
+    no ROCm experience): MI355X 4 x 2 x 300,000 / 52.14 = $46,027 a year, rented or owned;
+    Gaudi 3 twice that, $92,055; CUDA none."""
+    o = startup.options
+    rocm = 4 * 2 * 300_000 / (365 / 7)
+    for mode in ("rent-on-demand", "buy-new"):
+        assert option_row(o, "mi355x", 8, mode)["software_usd_per_year"] == pytest.approx(rocm)
+    assert option_row(o, "gaudi3", 8, "buy-new")["software_usd_per_year"] == pytest.approx(2 * rocm)
+    assert option_row(o, "h100-sxm", 8, "rent-on-demand")["software_usd_per_year"] == 0
+    # In its year, first and steady year; and in the bill.
+    pos = option_position(o, "mi355x", 8, "rent-on-demand")
+    with_it, without = evaluate_arrays(BASE, o), evaluate_arrays(BASE, o, software_factor=0.0)
+    for key in ("cost_per_year_usd", "first_year_cost_usd", "steady_year_cost_usd"):
+        assert with_it[key][pos] - without[key][pos] == pytest.approx(rocm), key
+    bill = bill_amounts(option_row(o, "mi355x", 8, "buy-new")).set_index("line")
+    assert bill.loc["Engineers' time on an immature stack", "steady_year"] == pytest.approx(rocm)
+
+
+def test_rocm_experience_and_a_small_team_lose_less():
+    """With ROCm experience x stack_debug_experienced_fraction 0.5: 4 x 0.5 x 2 x 300,000 / 52.14
+    = $23,014; a one-person team (at most team_size engineers): 4 x 1 x 300,000 / 52.14, the
+    same $23,014."""
+    a = {
+        "stack_debug_weeks_rocm": 4,
+        "stack_debug_experienced_fraction": 0.5,
+        "stack_debug_engineers": 2,
+        "engineer_cost_usd_per_year": 300_000,
+    }
+    half = 4 * 300_000 / (365 / 7)
+    stacks = np.array(["rocm", "cuda"], dtype=object)
+    got = software_usd_per_year(BASE.replace(rocm_experience=True), stacks, a)
+    np.testing.assert_allclose(got, [half, 0.0])
+    got = software_usd_per_year(BASE.replace(team_size=1), stacks, a)
+    np.testing.assert_allclose(got, [half, 0.0])
+
+
+def test_the_weeks_lost_are_a_tornado_and_monte_carlo_range():
+    """stack_debug_weeks_rocm 2-12 around 4: the software line x 0.5 and x 3."""
+    rec = recommend(BASE)
+    row = rec.sensitivity.set_index("parameter").loc["stack_debug_weeks_rocm"]
+    assert (row["low"], row["base"], row["high"]) == (2, 4, 12)
+    f = {x.parameter: x for x in factors(rec, load_catalog())}["stack_debug_weeks_rocm"]
+    assert f.at_low == {"software_factor": 0.5} and f.at_high == {"software_factor": 3.0}

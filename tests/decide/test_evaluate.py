@@ -38,8 +38,11 @@ def test_factors_broadcast_over_samples(rec):
     assert ev["cost_per_run_usd"].shape == (2, len(o))
     rented = (o["acquisition"] == "rent-on-demand").to_numpy() & np.isfinite(o["price"]).to_numpy()
     # The rent doubles; a port of the team's code (TPU, Trainium) is engineers' time, not rent,
-    # and the project's storage is billed by the month, a large rental's engineers by the year.
-    yearly = o[["porting_usd", "storage_usd_per_year", "staff_usd_per_year"]].to_numpy(float)
+    # and the project's storage is billed by the month, a large rental's engineers and the team's
+    # time on an immature stack by the year.
+    yearly = o[
+        ["porting_usd", "storage_usd_per_year", "staff_usd_per_year", "software_usd_per_year"]
+    ].to_numpy(float)
     yearly = yearly.sum(axis=1)
     port = yearly[rented] / s.runs_per_year
     assert (o["porting_usd"].to_numpy(float)[rented] > 0).any()

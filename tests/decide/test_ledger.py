@@ -15,6 +15,7 @@ OPEX_OWNED = (
     "energy_usd_per_year",
     "colocation_usd_per_year",
     "staff_usd_per_year",
+    "software_usd_per_year",
     "storage_usd_per_year",
     "support_usd_per_year",
 )
@@ -22,6 +23,7 @@ OPEX_RENTED = (
     "rent_usd_per_year",
     "porting_usd",
     "staff_usd_per_year",
+    "software_usd_per_year",
     "storage_usd_per_year",
     "egress_usd_per_year",
 )

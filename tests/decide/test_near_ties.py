@@ -23,10 +23,26 @@ def _pick(s, cost, days, feasible=None, rule=RULE):
 
 
 def test_within_two_percent_the_sooner_option_wins():
-    # A is cheapest; B costs 1.5 % more (tied) and finishes 30 days sooner; C is 8 % dearer.
-    assert _pick(CHEAPEST, [100.0, 101.5, 108.0], [50.0, 20.0, 5.0]) == 1
-    # 2.5 % more is no tie, and 1 % / 10 % does not hold either (2.5 % > 1 %): A stays.
-    assert _pick(CHEAPEST, [100.0, 102.5], [50.0, 20.0]) == 0
+    # A is cheapest; B costs 1.5 % more (tied) and finishes 30 days sooner; C is 8.4 % dearer
+    # than B, more than its 75 % saving is worth (7.5 %).
+    assert _pick(CHEAPEST, [100.0, 101.5, 110.0], [50.0, 20.0, 5.0]) == 1
+    # 7 % more is no tie, and not worth it for 60 % sooner (at most 1 % per 10 %: 6 %): A stays.
+    assert _pick(CHEAPEST, [100.0, 107.0], [50.0, 20.0]) == 0
+
+
+def test_a_run_much_sooner_is_worth_a_premium_in_proportion():
+    """1 % more for each 10 % of time saved: 60 % sooner is worth up to 6 % more (5.9 % wins,
+    6.1 % does not); 10 % sooner 1 %; 9 % sooner nothing beyond the 2 % tie (the 10 % floor)."""
+    assert _pick(CHEAPEST, [100.0, 105.9], [50.0, 20.0]) == 1
+    assert _pick(CHEAPEST, [100.0, 106.1], [50.0, 20.0]) == 0
+    assert _pick(CHEAPEST, [100.0, 100.99], [50.0, 45.0]) == 1
+    assert _pick(CHEAPEST, [100.0, 102.5], [50.0, 45.5]) == 0  # no tie (2.5 %), 9 % sooner
+    # Of two worth it, the one with the least cost + time at that rate: B (+3 %, 80 % sooner:
+    # 1.03 + 0.1 x 0.2 = 1.05) over C (+1 %, 30 % sooner: 1.01 + 0.07 = 1.08).
+    assert _pick(CHEAPEST, [100.0, 103.0, 101.0], [50.0, 10.0, 35.0]) == 1
+    # The issue-15 case: rent 64 RTX PRO 6000 on spot, $30,025 and 25 days to a finished run,
+    # against 128 MI355X on demand, $30,800 (+2.6 %) and 6.3 days (75 % sooner): worth 7.5 %.
+    assert _pick(CHEAPEST, [30_025.0, 30_800.0], [25.0, 6.3]) == 1
 
 
 def test_a_dominating_option_replaces_the_pick_step_by_step():
@@ -94,7 +110,8 @@ def test_the_reasons_say_when_a_near_tie_decided(rec):
         pytest.skip("nothing feasible")
     o = rec.options[rec.options["feasible"]]
     cheapest = o["cost_per_run_usd"].min()
-    tie = [r for r in rec.reasons if r.startswith("A near-tie decided")]
+    prefixes = ("A near-tie decided", "A sooner run worth its premium decided")
+    tie = [r for r in rec.reasons if r.startswith(prefixes)]
     if rec.top.cost_per_run_usd > cheapest * (1 + 1e-12):
         assert len(tie) == 1, rec.reasons
         assert f"{rec.top.cost_per_run_usd / cheapest - 1:+.1%} per run" in tie[0]
@@ -115,3 +132,16 @@ def test_a_near_tie_goes_first_to_the_likelier_to_finish_by_the_deadline():
     assert int(best_index(CHEAPEST, None, ev, RULE)[0]) == 2
     ev["p_deadline"] = np.array([0.90, 0.971, 0.974])  # both 97 %: the sooner of the two
     assert int(best_index(CHEAPEST, None, ev, RULE)[0]) == 1
+
+
+def test_no_option_is_worth_its_premium_over_the_pick(rec):
+    """No feasible option finishes at least 10 % sooner for at most 1 % more per 10 % of time
+    saved (data/assumptions.csv dominance_cost_fraction / dominance_time_fraction)."""
+    if rec.top is None:
+        pytest.skip("nothing feasible")
+    o = rec.options[rec.options["feasible"]]
+    top = rec.top
+    saved = 1 - o["time_to_result_days"] / top.time_to_result_days
+    premium = o["cost_per_run_usd"] / top.cost_per_run_usd - 1
+    worth = o[(saved >= 0.10) & (premium <= 0.1 * saved)]
+    assert worth.empty, worth[["accelerator", "n_gpus", "acquisition"]].to_string()

@@ -59,8 +59,11 @@ def test_time_factor_scales_days_gpu_hours_and_rent_of_every_option():
     assert b["wall_days"] == pytest.approx(1.5 * a["wall_days"])
     assert b["gpu_hours"] == pytest.approx(1.5 * a["gpu_hours"])
     assert b["mfu"] == pytest.approx(a["mfu"] / 1.5)
-    storage = a["storage_usd_per_year"] / s.runs_per_year  # billed by the month, not the hour
+    # Storage is billed by the month, and an immature stack's engineer-weeks by the year: not
+    # by the hour.
+    storage = (a["storage_usd_per_year"] + a["software_usd_per_year"]) / s.runs_per_year
     assert b["storage_usd_per_year"] == a["storage_usd_per_year"]
+    assert b["software_usd_per_year"] == a["software_usd_per_year"]
     assert b["cost_per_run_usd"] - storage == pytest.approx(1.5 * (a["cost_per_run_usd"] - storage))
     rent = b["n_gpus"] * b["wall_days"] * 24.0 * b["price"]
     assert b["cost_per_run_usd"] == pytest.approx(rent + storage)

@@ -90,7 +90,7 @@ def test_article_headline_scenario_is_infeasible_and_says_why(recs):
     assert rec.reasons[0].startswith("Physically impossible")  # 4.0x the peak (test_explain.py)
     assert rec.reasons[1].startswith("No option meets every constraint: deadline rules out")
     assert any(
-        "do not fit in a year" in r or "days (lead time + run)" in r for r in rec.reasons[1:]
+        "does not fit in a year" in r or "days (lead time + run)" in r for r in rec.reasons[1:]
     )
 
 

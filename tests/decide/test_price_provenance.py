@@ -98,8 +98,11 @@ def test_the_tornado_and_monte_carlo_move_an_estimated_price_further():
         rec = recommend(presets[name], monte_carlo_samples=200)
         row = rec.sensitivity.set_index("parameter").loc["rent_price_factor"]
         low, high = (0.6, 1.5) if sourced else (0.4, 1.75)
-        # the project's storage (billed by the month) does not move with the GPU price
-        fixed = rec.top.storage_usd_per_year / rec.scenario.runs_per_year
+        # the project's storage (billed by the month) and the team's time on an immature stack
+        # (by the year) do not move with the GPU price
+        fixed = (
+            rec.top.storage_usd_per_year + rec.top.software_usd_per_year
+        ) / rec.scenario.runs_per_year
         rent = rec.top.cost_per_run_usd - fixed
         assert row["cost_per_run_at_low"] == pytest.approx(low * rent + fixed)
         assert row["cost_per_run_at_high"] == pytest.approx(high * rent + fixed)

@@ -49,10 +49,10 @@ def test_flip_points_read_as_conditions(flips_at, condition):
     )
 
 
-def test_risks_say_when_no_single_assumption_flips_the_pick(rec):
-    """The funded startup's 128 x MI355X rental holds at both ends of every range (since large
-    rentals pay platform engineers): the first risk names the largest swing, then the Monte
-    Carlo share."""
+def test_risks_say_when_no_single_assumption_flips_the_pick():
+    """The modest-budget preset's 128 x MI355X rental holds at both ends of every range: the
+    first risk names the largest swing, then the Monte Carlo share."""
+    rec = recommend(presets["modest-budget-token-efficient"])
     assert not rec.sensitivity["flips"].any()
     items = sm.risks(rec)
     big = rec.sensitivity.iloc[0]

@@ -1,6 +1,7 @@
 """The whole bill's lines of every option that do not move with the factors of an evaluation:
-staff, the scale-out network by its switch layers, spares, setup and burn-in, support, storage
-and egress, the provider tier of a rental, and what a run's energy and carbon are counted at.
+staff, the team's time an immature software stack takes, the scale-out network by its switch
+layers, spares, setup and burn-in, support, storage and egress, the provider tier of a rental,
+and what a run's energy and carbon are counted at.
 
 Every number is a row of data/assumptions.csv (source, date, range) read by name;
 :func:`workbook.decide.options.per_mode` adds these columns (the ``options`` step of
@@ -24,7 +25,8 @@ import pandas as pd
 
 from ..catalog import Catalog
 from ..model import STATE_BYTES, cost
-from ..units import GB, HOURS_PER_DAY, MONTHS_PER_YEAR
+from ..text import stack_name
+from ..units import GB, HOURS_PER_DAY, MONTHS_PER_YEAR, WEEKS_PER_YEAR
 from .feasibility import platform_engineers_needed
 from .scenario import Scenario
 
@@ -102,6 +104,7 @@ def bill_columns(
     cols = {
         "staff_usd_per_year": platform_engineers_needed(is_buy, nodes, a)
         * a["engineer_cost_usd_per_year"],
+        "software_usd_per_year": software_usd_per_year(s, o["software_stack"].to_numpy(object), a),
         "run_pue": np.where(is_buy, pue, a["cloud_pue"]),
         "grid_kg_co2e_per_kwh": np.full(len(o), grid_intensity(s, cat, a)),
     }
@@ -112,6 +115,37 @@ def bill_columns(
     cols["provider_price_factor"] = np.where(tiered & tier_priced(price_basis), price_factor, 1.0)
     cols["provider_goodput"] = np.where(tiered, goodput, 1.0)
     return cols
+
+
+def software_usd_per_year(s: Scenario, stacks: np.ndarray, a: dict) -> np.ndarray:
+    """The team's time an immature software stack takes, a year [USD/yr]:
+
+        weeks(stack) x min(team_size, stack_debug_engineers) x engineer_cost_usd_per_year / 52.14
+
+    ``weeks`` is data/assumptions.csv stack_debug_weeks_<stack> (ROCm 4, SynapseAI 8; 0 for a
+    stack without a row: CUDA, XLA, and Neuron, whose cost is its port), x
+    stack_debug_experienced_fraction on ROCm for a team with ROCm experience. People's time
+    only: the stack's slower kernels are software_maturity_<stack> (run time), its port
+    porting_weeks_<stack>; the team rule (ROCm needs experience or platform engineers) is a
+    condition, not a cost."""
+    stacks = np.asarray(stacks, dtype=object)
+    weeks = np.array([float(a.get(f"stack_debug_weeks_{st}", 0.0)) for st in stacks])
+    if s.rocm_experience:
+        weeks = np.where(stacks == "rocm", weeks * a["stack_debug_experienced_fraction"], weeks)
+    engineers = min(float(s.team_size), float(a["stack_debug_engineers"]))
+    return weeks * engineers * a["engineer_cost_usd_per_year"] / WEEKS_PER_YEAR
+
+
+def software_reason(best: pd.Series) -> str | None:
+    """The pick's software line in words, when its stack takes the team's time (None if not)."""
+    usd = float(best["software_usd_per_year"])
+    if usd <= 0:
+        return None
+    return (
+        f"Its software stack ({stack_name(best['software_stack'])}) "
+        f"takes the team's time: ${usd:,.0f} a year of engineers debugging it, counted in its "
+        "cost (data/assumptions.csv stack_debug_weeks_*); its slower kernels are in the run time."
+    )
 
 
 def tier_priced(price_basis) -> np.ndarray:

@@ -164,6 +164,11 @@ _OPTIONS = (
         "USD/yr",
         "platform engineers of an owned multi-node cluster or a large rental a year",
     ),
+    (
+        "software_usd_per_year",
+        "USD/yr",
+        "the team's time an immature software stack takes a year (ROCm, SynapseAI)",
+    ),
     ("run_pue", "ratio", "PUE a run's energy is counted at: the site's if owned, cloud_pue rented"),
     ("grid_kg_co2e_per_kwh", "kg CO2e/kWh", "carbon intensity of the run's electricity"),
     ("network_tiers", "count", "switch layers of the scale-out network: 0 (one node) to 3"),

@@ -21,12 +21,12 @@ from ..text import (
     probability_text,
     runs_text,
 )
+from .bill import software_reason
 from .evaluate import TieRule
 from .feasibility import CONSTRAINTS, reason_texts
 from .options import Option
 from .scenario import Scenario
 
-# ----------------------------------------------------------------------------------------------
 # The moving constraints of every option (deadline, lead time, budget), its distance from feasible
 
 
@@ -57,8 +57,7 @@ def moving_reasons(s: Scenario, o: pd.DataFrame) -> pd.DataFrame:
 
 
 def _deadline_reasons(s: Scenario, o: pd.DataFrame) -> np.ndarray:
-    """Why an option misses the deadline (lead time + run) or its year's runs do not fit in a
-    year."""
+    """Why an option misses the deadline (lead time + run) or its runs do not fit in a year."""
     # An option without a run time (a precision the part lacks) fails on precision already: no
     # "4 + nan = nan days" for it.
     timed = np.isfinite(o["time_to_result_days"].to_numpy(float))
@@ -75,9 +74,9 @@ def _deadline_reasons(s: Scenario, o: pd.DataFrame) -> np.ndarray:
         o["p_deadline"],
     )
     year = ~o["schedule_fits_year"].to_numpy(bool)
-    runs = runs_text(s.runs_per_year)
+    runs, do = runs_text(s.runs_per_year), "does" if s.runs_per_year == 1 else "do"
     deadline[year] = [
-        f"{runs} of {w:,.0f} days do not fit in a year" + (f"; {d}" if d else "")
+        f"{runs} of {w:,.0f} days {do} not fit in a year" + (f"; {d}" if d else "")
         for w, d in zip(o["wall_days"].to_numpy(float)[year], deadline[year])
     ]
     return deadline
@@ -108,7 +107,6 @@ def _shortfall(s: Scenario, o: pd.DataFrame) -> pd.Series:
     )
 
 
-# ----------------------------------------------------------------------------------------------
 # Sentences about one option
 
 
@@ -118,8 +116,7 @@ def option_phrase(acquisition: str, n_gpus: float, name: str) -> str:
 
 
 def delta_text(x: float, ref: float) -> str:
-    """``x`` against the pick's ``ref``: ``+12% vs the pick`` (``n/a`` when either is not finite
-    or ``ref`` is 0)."""
+    """``x`` against the pick's ``ref``: ``+12% vs the pick`` (``n/a``: not finite, or ref 0)."""
     if not (math.isfinite(x) and math.isfinite(ref)) or ref == 0:
         return "n/a"
     d = x / ref - 1
@@ -275,7 +272,6 @@ def infeasible_summary(s: Scenario, o: pd.DataFrame) -> str:
     return f"No option meets every constraint: {parts}."
 
 
-# ----------------------------------------------------------------------------------------------
 # Why the pick wins: one function per reason (None where a reason does not apply)
 
 
@@ -331,6 +327,7 @@ def why_top(
         _memory_reason(best),
         _budget_reason(s, best),
         _rent_vs_buy_reason(s, best, breakeven, buy_failed),
+        software_reason(best),
         _price_basis_reason(best),
         _power_reason(s, best),
     )
@@ -370,15 +367,20 @@ def _tie_reason(s: Scenario, best: pd.Series, first: pd.Series, rule: TieRule) -
         f"{'finish by the deadline' if cheapest else 'stay within the budget'}, then the "
         f"{'soonest finished run' if cheapest else 'cheapest'}"
     )
+    gap = d_cost if cheapest else -d_days / first["time_to_result_days"]
+    how = (
+        "A near-tie" if gap <= rule.near_tie_fraction + 1e-12 else "A sooner run worth its premium"
+    )
     return (
-        f"A near-tie decided: the {what} of the feasible options, {other}, costs "
+        f"{how} decided: the {what} of the feasible options, {other}, costs "
         f"${first['cost_per_run_usd']:,.0f} per run and has a finished run in "
         f"{days_text(first['time_to_result_days'])}; this one costs {d_cost:+.1%} per run and "
         f"finishes {days_text(abs(d_days))} {'sooner' if d_days >= 0 else 'later'} "
         f"(lead time {days_text(best['lead_time_days'])} + run {duration_text(best['wall_days'])}, "
-        f"within the {s.deadline_days:g}-day deadline). Rule ({within}; an option costing at most "
-        f"{rule.dominance_cost_fraction:.0%} more that finishes at least "
-        f"{rule.dominance_time_fraction:.0%} sooner always wins): data/assumptions.csv."
+        f"within the {s.deadline_days:g}-day deadline). Rule ({within}; an option at least "
+        f"{rule.dominance_time_fraction:.0%} sooner that costs at most "
+        f"{rule.dominance_cost_fraction:.0%} more for each {rule.dominance_time_fraction:.0%} of "
+        f"the time saved wins): data/assumptions.csv."
     )
 
 

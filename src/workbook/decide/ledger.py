@@ -4,13 +4,13 @@ year, their first year and a steady year, at the factors of one evaluation.
 Owned (every option priced as if bought; :func:`owned_lines`)::
 
     capex        = GPUs + servers + network + spares + retrofit + setup
-    opex / yr    = energy + colocation + staff + storage + support
+    opex / yr    = energy + colocation + staff + software + storage + support
     cost / yr    = depreciation + cost of capital + opex
     first year   = capex + opex;  a steady year = opex
 
 Rented (:func:`rented_lines`): opex / yr = rent (the runs', or a year's reservation) + port +
-storage + egress; cost / yr = first year = a steady year = opex. The static inputs are the
-options' columns (:mod:`workbook.decide.bill`); the factors are those of
+staff + software + storage + egress; cost / yr = first year = a steady year = opex. The static
+inputs are the options' columns (:mod:`workbook.decide.bill`); the factors are those of
 :func:`workbook.decide.evaluate.evaluate_arrays`.
 """
 
@@ -33,6 +33,7 @@ class Factors:
     buy_price_factor: object = 1.0
     electricity_factor: object = 1.0
     staff_factor: object = 1.0
+    software_factor: object = 1.0
     storage_factor: object = 1.0
     support_factor: object = 1.0
     network_factor: object = 1.0
@@ -61,9 +62,9 @@ def capex_lines(o, f: Factors) -> dict[str, np.ndarray]:
 def owned_lines(o, wall_h, runs, capex: dict, f: Factors) -> dict[str, np.ndarray]:
     """Owning every option's cluster for a year of ``runs`` runs of ``wall_h`` hours, bought at
     ``capex`` (:func:`capex_lines`) [USD, USD/yr]: the capex lines, ``depreciation``,
-    ``capital``, ``colocation``, ``energy`` (busy and idle), ``staff``, ``storage``, ``support``
-    (of the hardware: GPUs, servers, network, spares), ``opex``, ``fixed`` (all but energy),
-    ``total`` a year and ``first_year``."""
+    ``capital``, ``colocation``, ``energy`` (busy and idle), ``staff``, ``software``,
+    ``storage``, ``support`` (of the hardware: GPUs, servers, network, spares), ``opex``,
+    ``fixed`` (all but energy), ``total`` a year and ``first_year``."""
     kw = _floats(o, "it_kw")
     own = cost.ownership_per_year(
         capex["total"],
@@ -84,10 +85,13 @@ def owned_lines(o, wall_h, runs, capex: dict, f: Factors) -> dict[str, np.ndarra
         "colocation": kw * MONTHS_PER_YEAR * _floats(o, "colocation"),
         "energy": own["energy_busy"] + own["energy_idle"],
         "staff": _floats(o, "staff_usd_per_year") * f.staff_factor,
+        "software": _floats(o, "software_usd_per_year") * f.software_factor,
         "storage": _floats(o, "storage_usd_per_year") * f.storage_factor,
         "support": _floats(o, "support_fraction") * hardware * f.support_factor,
     }
-    opex = sum(lines[k] for k in ("energy", "colocation", "staff", "storage", "support"))
+    opex = sum(
+        lines[k] for k in ("energy", "colocation", "staff", "software", "storage", "support")
+    )
     lines["opex"] = opex
     lines["fixed"] = opex - lines["energy"] + lines["depreciation"] + lines["capital"]
     lines["total"] = lines["depreciation"] + lines["capital"] + opex
@@ -98,8 +102,8 @@ def owned_lines(o, wall_h, runs, capex: dict, f: Factors) -> dict[str, np.ndarra
 def rented_lines(o, wall_h, runs, f: Factors) -> dict[str, np.ndarray]:
     """Renting every option's cluster for a year of ``runs`` runs of ``wall_h`` hours (every
     option priced as if rented) [USD/yr]: ``rent`` (the runs' GPU-hours, a reservation the whole
-    year's), ``port``, ``staff`` (a large rental's platform engineers), ``storage``, ``egress``
-    and ``total`` (= the opex, the first and a steady
+    year's), ``port``, ``staff`` (a large rental's platform engineers), ``software``,
+    ``storage``, ``egress`` and ``total`` (= the opex, the first and a steady
     year)."""
     n, price = _floats(o, "n_gpus"), _floats(o, "price") * f.rent_price_factor
     rent_run = cost.rent_cost_per_run(n * wall_h, price)
@@ -109,8 +113,11 @@ def rented_lines(o, wall_h, runs, f: Factors) -> dict[str, np.ndarray]:
         "rent": np.where(reserved, reserved_year, rent_run * runs),
         "port": _floats(o, "porting_usd"),
         "staff": _floats(o, "staff_usd_per_year") * f.staff_factor,
+        "software": _floats(o, "software_usd_per_year") * f.software_factor,
         "storage": _floats(o, "storage_usd_per_year") * f.storage_factor,
         "egress": _floats(o, "egress_usd_per_run") * runs,
     }
-    lines["total"] = sum(lines[k] for k in ("rent", "port", "staff", "storage", "egress"))
+    lines["total"] = sum(
+        lines[k] for k in ("rent", "port", "staff", "software", "storage", "egress")
+    )
     return lines

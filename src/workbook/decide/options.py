@@ -96,6 +96,8 @@ class Option:
     staff_usd_per_year, storage_usd_per_year, support_usd_per_year : float
         Platform engineers of an owned multi-node cluster (0 otherwise), the project's storage
         and an owned cluster's support contract [USD/yr].
+    software_usd_per_year : float
+        The team's engineer-weeks lost to an immature stack (ROCm, SynapseAI; 0 otherwise) [USD/yr].
     network_usd : float
         Scale-out network of an owned cluster (capex; 0 when rented) [USD].
     energy_kwh, co2e_kg : float
@@ -128,6 +130,7 @@ class Option:
     usd_per_million_tokens: float
     capex_usd: float
     staff_usd_per_year: float
+    software_usd_per_year: float
     storage_usd_per_year: float
     support_usd_per_year: float
     network_usd: float
@@ -159,6 +162,7 @@ class Option:
             usd_per_million_tokens=float(r["usd_per_million_tokens"]),
             capex_usd=float(r["capex_usd"]),
             staff_usd_per_year=float(r["staff_usd_per_year"]),
+            software_usd_per_year=float(r["software_usd_per_year"]),
             storage_usd_per_year=float(r["storage_usd_per_year"]),
             support_usd_per_year=float(r["support_usd_per_year"]),
             network_usd=float(r["network_usd"]),

@@ -63,6 +63,7 @@ def factors(rec, cat: Catalog) -> list[Factor]:
         _electricity_factor(cat, o),
         _lead_time_factor(cat, o),
         _staff_factor(assumptions),
+        _software_factor(assumptions),
         *_bill_factors(rec.scenario, assumptions, o),
     ]
 
@@ -170,6 +171,14 @@ def _staff_factor(assumptions: pd.DataFrame) -> Factor:
     scales with moved / base engineer_cost_usd_per_year."""
     return _ratio_factor(
         assumptions, "Platform engineer cost", "engineer_cost_usd_per_year", "staff_factor"
+    )
+
+
+def _software_factor(assumptions: pd.DataFrame) -> Factor:
+    """Engineer-weeks lost to an immature stack: every option's software line scales with moved
+    / base stack_debug_weeks_rocm (SynapseAI's by the same ratio)."""
+    return _ratio_factor(
+        assumptions, "Weeks lost to an immature stack", "stack_debug_weeks_rocm", "software_factor"
     )
 
 
@@ -322,6 +331,8 @@ def _describe(s, name: str, at: float) -> str:
         return f"lead times x{at:.2f}"
     if name == "engineer_cost_usd_per_year":
         return f"platform engineers ${at:,.0f} a year"
+    if name == "stack_debug_weeks_rocm":
+        return f"{at:.3g} weeks a year lost to ROCm per engineer"
     if name.startswith("storage_"):
         return f"storage prices x{at:.2f}"
     if name.startswith("network_cost"):
@@ -379,4 +390,6 @@ def _range_text(s, f: Factor, top: pd.Series, lo: float, hi: float) -> str:
         return f"x {f.low:.2f} - {f.high:.2f} (not the pick's)"
     if name == "engineer_cost_usd_per_year":
         return f"${f.low:,.0f} - ${f.high:,.0f} per engineer-year"
+    if name == "stack_debug_weeks_rocm":
+        return f"{f.low:g} - {f.high:g} weeks a year per engineer on ROCm"
     return f"{f.low:.3g} - {f.high:.3g}"

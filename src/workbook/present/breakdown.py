@@ -26,6 +26,7 @@ OWNED_LINES = (
     ("energy_usd_per_year", "Energy", "opex"),
     ("colocation_usd_per_year", "Colocation", "opex"),
     ("staff_usd_per_year", "Platform engineers", "opex"),
+    ("software_usd_per_year", "Engineers' time on an immature stack", "opex"),
     ("storage_usd_per_year", "Storage (data and checkpoints)", "opex"),
     ("support_usd_per_year", "Support contract", "opex"),
 )
@@ -35,6 +36,7 @@ RENTED_LINES = (
     ("rent_usd_per_year", "GPU rent", "opex"),
     ("porting_usd", "Port of the code to the stack", "once"),
     ("staff_usd_per_year", "Platform engineers", "opex"),
+    ("software_usd_per_year", "Engineers' time on an immature stack", "opex"),
     ("storage_usd_per_year", "Storage (data and checkpoints)", "opex"),
     ("egress_usd_per_year", "Egress (a checkpoint out per run)", "opex"),
 )
