@@ -24,6 +24,7 @@ def test_software_maturity_and_rules_come_from_assumptions(cat):
     r = team_rules_table(cat).set_index("parameter")
     assert r.loc["rocm_min_platform_engineers", "value"] == 2
     assert r.loc["nodes_per_platform_engineer", "value"] == 16
+    assert r.loc["stack_debug_weeks_rocm", "value"] == 4  # charged as the software line
 
 
 @pytest.fixture(scope="module")

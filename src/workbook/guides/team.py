@@ -65,6 +65,17 @@ TEAM_RULES = (
         "software_maturity_synapse",
     ),
     ("ROCm throughput multiplier on every training estimate", "software_maturity_rocm"),
+    (
+        "Engineer-weeks a year each affected engineer loses to ROCm, charged as a cost "
+        "(Engineers' time on an immature stack)",
+        "stack_debug_weeks_rocm",
+    ),
+    ("The same for Gaudi's SynapseAI", "stack_debug_weeks_synapse"),
+    ("Engineers affected (at most the team)", "stack_debug_engineers"),
+    (
+        "Share of the ROCm weeks a team with ROCm experience still loses",
+        "stack_debug_experienced_fraction",
+    ),
 )
 
 #: The Scenario fields a team profile may set.
