@@ -202,6 +202,17 @@ def jupyter_lab(root: Path, port: int | None = None):
 
 
 # --- the browser ---------------------------------------------------------------------------------
+#: The page's elements whose right edge lies beyond the viewport (fixed banners excepted).
+TOO_WIDE_JS = """() => { const W = window.innerWidth; const out = [];
+  for (const e of document.querySelectorAll('body *')) {
+    const r = e.getBoundingClientRect();
+    if (r.width > 0 && r.right > W + 1 && getComputedStyle(e).position !== 'fixed') {
+      out.push(String(e.className && e.className.baseVal !== undefined ? e.tagName : e.className)
+        + ' right=' + Math.round(r.right));
+    }
+  }
+  return out; }"""
+
 #: Shut down every session of a Jupyter server from its page (one kernel at a time in the
 #: JupyterLab tests, ~250 MB each); the page's _xsrf cookie passes the server's XSRF check.
 SHUT_DOWN_KERNELS = """async () => {

@@ -16,7 +16,7 @@ import subprocess
 import pytest
 
 pytest.register_assert_rewrite("browser")
-from browser import needs_chromium, screenshot  # noqa: E402
+from browser import TOO_WIDE_JS, needs_chromium, screenshot  # noqa: E402
 
 from workbook.present.app.heartbeat import HEARTBEAT_S, LOST_AFTER_S  # noqa: E402
 
@@ -24,17 +24,6 @@ pytest_plugins = ["browser"]
 pytestmark = needs_chromium
 
 HEADLINE = "#wb-recommendation"
-
-#: Elements whose right edge lies beyond the viewport (fixed banners excepted).
-TOO_WIDE_JS = """() => { const W = window.innerWidth; const out = [];
-  for (const e of document.querySelectorAll('body *')) {
-    const r = e.getBoundingClientRect();
-    if (r.width > 0 && r.right > W + 1 && getComputedStyle(e).position !== 'fixed') {
-      out.push(String(e.className && e.className.baseVal !== undefined ? e.tagName : e.className)
-        + ' right=' + Math.round(r.right));
-    }
-  }
-  return out; }"""
 
 
 def _open(browser, url: str, width: int):

@@ -3,6 +3,7 @@ pipeline over them. Arrays in, arrays out; other layers import from here."""
 
 from . import cost
 from .claims import ClaimCheck, check_claim, implied_peak_fraction
+from .config_files import SUFFIXES as CONFIG_SUFFIXES
 from .config_files import ModelConfig, read_model_config
 from .configs import METHODS, PRECISIONS, assumption_values
 from .cost import (
@@ -33,7 +34,7 @@ from .memory import (
 )
 from .power import cluster_power, node_power_kw
 from .serving import inference_frame
-from .shape import ModelShape, with_shape
+from .shape import MAX_CONFIG_BYTES, ModelShape, with_shape
 from .step_time import STEP_COLUMNS
 from .uncertainty import (
     BAND_QUANTILES,
@@ -57,6 +58,8 @@ __all__ = [
     "read_model_config",
     "used_full_runs",
     "ATTENTION_CONVENTIONS",
+    "CONFIG_SUFFIXES",
+    "MAX_CONFIG_BYTES",
     "CHINCHILLA_TOKENS_PER_PARAM",
     "ClaimCheck",
     "FROZEN_BASE_BYTES",

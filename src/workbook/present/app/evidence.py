@@ -1,7 +1,7 @@
 """The app's HTML panels below the headline: the risk line (the pick's chances of meeting the
 deadline and the budget, and its p10-p90 bands), what the pick's money buys (its bill), how
-robust the pick is (the tornado in the reader's units, as the memo words it), and every
-assumption with its source.
+robust the pick is (the tornado in the reader's units, as the memo words it), every
+assumption with its source, and the static preview shown while the page loads.
 
 Each function takes a :class:`workbook.decide.Recommendation` (and the catalog it was computed
 from) and returns HTML; :mod:`.page` puts it in its panels.
@@ -107,4 +107,21 @@ def price_html(rec: Recommendation) -> str:
     return (
         f"<p>Price used for the pick: {row['price']:,.2f} USD ({unit}), "
         f"{escape(str(row['price_basis']))}.</p>"
+    )
+
+
+def preview_html(rec: Recommendation, preset: str) -> str:
+    """The conclusion as static HTML, hidden by default. The offline Voila template shows it while
+    the page's scripts load (about 3 s here), before the live widgets can; the live app's CSS
+    hides it."""
+    reasons = "".join(f"<li>{escape(r)}</li>" for r in rec.reasons[:3])
+    colour = "#333" if rec.feasible else "#a4161a"
+    return (
+        f"<div class='wb-preview' hidden data-preset='{escape(preset)}' "
+        "style='font-family: sans-serif; max-width: 1100px; margin: 16px auto; "
+        f"padding: 8px 16px; border-left: 4px solid #268380; color: {colour};'>"
+        "<div style='font-size: 0.85em; color: #555;'>Recommendation for "
+        f"{escape(rec.scenario.name)} (the interactive workbook is loading)</div>"
+        "<div style='font-size: 1.35em; font-weight: 600; line-height: 1.35; margin: 4px 0;'>"
+        f"{escape(rec.headline)}</div><ul style='font-size: 0.9em;'>{reasons}</ul></div>"
     )

@@ -124,10 +124,16 @@ MORE = {
     "team": ("software_stack", "time_factor"),
 }
 MORE_TITLES = {
-    "model": "More: sequence length, precision (FP8, FP4)",
+    "model": "More: sequence length, precision (FP8, FP4), your model's config file",
     "budget": "More: waiting, used hardware, cluster size, accelerators, export rules",
     "power": "More: retrofit, PUE, electricity, scale-out network",
     "team": "More: software stack, your stack's speed",
+}
+#: Inputs a model config file sets while it is in use (:mod:`.model_upload`), and their labels
+#: then.
+FROM_CONFIG = {
+    "n_params": "Parameters (B; from your file)",
+    "n_active_params": "MoE active (B; from your file)",
 }
 #: Optional number fields left blank: not set (None in the scenario: its default, here no limit).
 OPTIONAL_BLANK = {"lead_time_tolerance_weeks"}
@@ -225,10 +231,13 @@ def widget_values(s: Scenario) -> dict[str, Any]:
 
 def scenario_from_values(base: Scenario, values: dict[str, Any], preset: str) -> Scenario:
     """The scenario the inputs describe: ``base`` with every field of :data:`FIELDS` from
-    ``values``, named ``preset`` while it equals that preset, else ``custom``. Raises
+    ``values``, named ``preset`` while it equals that preset, else ``custom`` (with a model config
+    file, ``base``'s counts of :data:`FROM_CONFIG`, not the inputs'). Raises
     :class:`~workbook.decide.ScenarioError` on bad values."""
     data, typed, problems = base.model_dump(), {}, []
     for field, _, kind, scale in _rows():
+        if base.hf_config is not None and field in FROM_CONFIG:
+            continue  # the file's counts (base has them), not the disabled inputs' rounding
         v = values[field]
         if kind == "multi":
             v = list(v)
@@ -287,10 +296,17 @@ class Form:
         if name in self.sections:
             self.sections[name].selected_index = 0
 
-    def load(self, s: Scenario) -> None:
-        """Show scenario ``s`` in the inputs (their observers fire: silence them around this)."""
+    def load(self, s: Scenario, fields=None) -> None:
+        """Show scenario ``s`` in the inputs (``fields`` only, if given; their observers fire:
+        silence them around this). With a model config file, the inputs it sets are disabled and
+        say so."""
         for field, value in widget_values(s).items():
-            self.inputs[field].value = value
+            if fields is None or field in fields:
+                self.inputs[field].value = value
+        labels = {row[0]: row[1] for row in FIELDS["model"]}
+        for field, label in FROM_CONFIG.items():
+            self.inputs[field].disabled = s.hf_config is not None
+            self.inputs[field].description = label if s.hf_config else labels[field]
 
     def values(self) -> dict[str, Any]:
         """What every input holds now."""
@@ -298,9 +314,13 @@ class Form:
 
 
 def build_form(
-    on_change: Callable[[dict], None], html: Callable[..., w.HTML], layout: w.Layout
+    on_change: Callable[[dict], None],
+    html: Callable[..., w.HTML],
+    layout: w.Layout,
+    more: dict[str, list[w.Widget]] | None = None,
 ) -> Form:
-    """The inputs of :data:`FIELDS`, each observed by ``on_change``.
+    """The inputs of :data:`FIELDS`, each observed by ``on_change``; ``more`` adds widgets to a
+    step's "More" section (the model step's config-file upload).
 
     ``html(value, layout=...)`` makes the step titles and error lines (the app's shared HTML
     style); ``layout`` is the one layout every input and error line shares (fewer widget models
@@ -309,17 +329,18 @@ def build_form(
     text_style = TextStyle(description_width=LABEL_WIDTH)
     inputs, errors, steps, sections = {}, {}, [], {}
     for step, fields in FIELDS.items():
-        rows, more = [], []
+        rows, hidden = [], []
         for name, label, kind, extra in fields:
             wd = input_widget(label, kind, extra, style, layout, text_style)
             wd.observe(on_change, names="value")
             err = html("", layout=layout)
             err.add_class("wb-error")
             inputs[name], errors[name] = wd, err
-            (more if name in MORE.get(step, ()) else rows).extend([wd, err])
+            (hidden if name in MORE.get(step, ()) else rows).extend([wd, err])
         box = [html(f"<b>{STEP_TITLES[step]}</b>"), *rows]
-        if more:
-            section = w.Accordion(children=[w.VBox(more)], titles=(MORE_TITLES[step],))
+        hidden += (more or {}).get(step, [])
+        if hidden:
+            section = w.Accordion(children=[w.VBox(hidden)], titles=(MORE_TITLES[step],))
             section.selected_index = None
             box.append(section.add_class("wb-more"))
             sections.update(dict.fromkeys(MORE[step], section))

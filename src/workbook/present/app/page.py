@@ -36,10 +36,18 @@ from ...text import shown
 from ...units import MEGA
 from .. import charts
 from ..format import download_link, escape
-from .evidence import assumptions_html, bill_html, risk_line_html, robustness_html, table_html
+from .evidence import (
+    assumptions_html,
+    bill_html,
+    preview_html,
+    risk_line_html,
+    robustness_html,
+    table_html,
+)
 from .form import (
     COLUMN_WIDTH,
     DEFAULT_PRESET,
+    FROM_CONFIG,
     INPUT_WIDTH,
     build_form,
     preset_from_query,
@@ -47,6 +55,7 @@ from .form import (
     scenario_from_values,
 )
 from .heartbeat import Liveness, PageReady
+from .model_upload import ModelConfigPanel
 from .serve import PREVIEW_KEY
 from .style import CSS, INTRO
 from .uploads import OverridesPanel
@@ -95,7 +104,11 @@ class WorkbookApp:
     def _build(self):
         self._plain, self._html_style = w.Layout(), HTMLStyle()
         self._auto, self._button_style = w.Layout(width="auto"), w.ButtonStyle()
-        self.form = build_form(self._on_change, self._html, w.Layout(width=INPUT_WIDTH))
+        self.model_config = ModelConfigPanel(
+            lambda: self.scenario, self.set_model_scenario, self._html, self._button
+        )
+        more = {"model": [self.model_config.box]}
+        self.form = build_form(self._on_change, self._html, w.Layout(width=INPUT_WIDTH), more)
         self.inputs, self.errors = self.form.inputs, self.form.errors
         self._build_presets()
         self.overrides = OverridesPanel(self.catalog, self.set_catalog, self._html, self._button)
@@ -208,12 +221,13 @@ class WorkbookApp:
         ).add_class("wb-results")
 
     # --- state <-> widgets ---------------------------------------------------------------------
-    def _load(self, s: Scenario):
+    def _load(self, s: Scenario, fields=None):
         self._silent = True
         try:
-            self.form.load(s)
+            self.form.load(s, fields)
         finally:
             self._silent = False
+        self.model_config.sync(s)
 
     def read_scenario(self) -> Scenario:
         """The scenario the widgets describe (raises ScenarioError on bad values)."""
@@ -229,6 +243,13 @@ class WorkbookApp:
         recompute."""
         self.catalog = catalog
         self._trust_cache.clear()
+        self._guard(self.update)
+
+    def set_model_scenario(self, s: Scenario):
+        """Plan with ``s``: the active scenario with an uploaded model config (its sizes from the
+        file) or without it (the sizes from before); the other inputs stay as typed."""
+        self.scenario = s
+        self._load(s, fields=FROM_CONFIG)
         self._guard(self.update)
 
     def _on_preset(self, button):
@@ -248,21 +269,8 @@ class WorkbookApp:
         self.apply_preset(self.preset)
 
     def preview_html(self) -> str:
-        """The conclusion as static HTML, hidden by default. The offline Voila template shows it
-        while the page's scripts load (about 3 s here), before the live widgets can; the live
-        app's CSS hides it."""
-        rec = self.rec
-        reasons = "".join(f"<li>{escape(r)}</li>" for r in rec.reasons[:3])
-        colour = "#333" if rec.feasible else "#a4161a"
-        return (
-            f"<div class='wb-preview' hidden data-preset='{escape(self.preset)}' "
-            "style='font-family: sans-serif; max-width: 1100px; margin: 16px auto; "
-            f"padding: 8px 16px; border-left: 4px solid #268380; color: {colour};'>"
-            "<div style='font-size: 0.85em; color: #555;'>Recommendation for "
-            f"{escape(rec.scenario.name)} (the interactive workbook is loading)</div>"
-            "<div style='font-size: 1.35em; font-weight: 600; line-height: 1.35; margin: 4px 0;'>"
-            f"{escape(rec.headline)}</div><ul style='font-size: 0.9em;'>{reasons}</ul></div>"
-        )
+        """The conclusion as static HTML (:func:`.evidence.preview_html`)."""
+        return preview_html(self.rec, self.preset)
 
     def show(self):
         """Display the static preview (see :meth:`preview_html`) and then the live app."""
@@ -427,15 +435,10 @@ class WorkbookApp:
             self._render_charts()
 
     def _downloads(self) -> str:
-        """The scenario (YAML) always; the options table (~1 MB) only on request, to keep updates
-        light."""
+        """The scenario (YAML, with the model config it refers to) always; the options table
+        (~1 MB) only on request, to keep updates light."""
         self.csv_link.value = ""
-        yml = self.rec.scenario.to_yaml().encode()
-        return (
-            "<p class='wb-small'>Download: "
-            + download_link(yml, "scenario.yaml", "text/yaml", "this scenario (YAML)")
-            + "</p>"
-        )
+        return self.model_config.downloads_html(self.rec.scenario)
 
     def prepare_csv(self, _button=None):
         """Build the all-options CSV link (a few hundred kB; built on click, not on every

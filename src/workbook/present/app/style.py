@@ -20,6 +20,8 @@ CSS = """
 .wb-results .widget-html-content {overflow-x: auto; overflow-wrap: anywhere;}
 .wb-charts .vega-embed, .wb-charts .chart-wrapper {width: 100% !important; max-width: 100%;}
 .wb-charts svg, .wb-charts canvas {max-width: 100% !important; height: auto !important;}
+/* Inputs in a "More" section fit its padded box instead of running under its right edge. */
+.wb-more .widget-inline-hbox {max-width: 100% !important;}
 /* A lost kernel: the stale results greyed and a banner (PageReady's heartbeat). */
 .wb-lost .wb-results {opacity: 0.35; pointer-events: none;}
 #wb-lost-banner {position: fixed; top: 0; left: 0; right: 0; z-index: 1000; padding: 10px 16px;
@@ -37,6 +39,9 @@ CSS = """
 @media (max-width: 600px) {
   .wb-inputs .widget-inline-hbox {flex-wrap: wrap;}
   .wb-inputs .widget-inline-hbox > .widget-label {width: 100% !important; text-align: left;}
+  /* A dropdown's row is one line high: its label wrapped above it overlapped the next input. */
+  .wb-inputs .widget-dropdown {height: auto !important;}
+  .wb-inputs .widget-dropdown > select {min-height: 28px;}
   .wb-headline {font-size: 1.15em;}
 }
 </style>
