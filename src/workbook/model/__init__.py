@@ -43,6 +43,7 @@ from .uncertainty import (
     normal_cdf,
     probability_within,
     quantile_multiplier,
+    tuned_stack_factor,
     used_full_runs,
 )
 
@@ -55,6 +56,7 @@ __all__ = [
     "probability_within",
     "quantile_multiplier",
     "read_model_config",
+    "tuned_stack_factor",
     "used_full_runs",
     "ATTENTION_CONVENTIONS",
     "CHINCHILLA_TOKENS_PER_PARAM",
