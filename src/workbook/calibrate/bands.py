@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ..catalog import Catalog, resolve_catalog
-from ..model import assumption_values, benchmark_rows
+from ..model import assumption_values, benchmark_rows, tuned_stack_factor
 from .benchmarks import benchmark_throughput
 from .cache import PerCatalog
 from .metrics import _ratios, metrics
@@ -95,6 +95,16 @@ def tuned_stack_maturity(catalog: Catalog | None = None) -> dict[str, float]:
     }
 
 
+def _live_benchmarks(cat: Catalog) -> pd.DataFrame:
+    """:func:`benchmark_throughput` (engine level) with each part's stack factor from the live
+    :func:`tuned_stack_maturity`, not the stored one, so that one ``--fit --write`` stores
+    speedups consistent with the factor it stores."""
+    bench = benchmark_throughput(cat).reset_index(drop=True)
+    a = assumption_values(cat)
+    a.update({f"software_maturity_tuned_{k}": v for k, v in tuned_stack_maturity(cat).items()})
+    return bench.assign(stack_factor=tuned_stack_factor(cat, bench["accelerator"], a))
+
+
 def _speedups(bench: pd.DataFrame) -> dict[str, float]:
     """Median published / predicted throughput per :data:`TUNED_PRECISIONS` (all rows where a
     precision has none), the prediction taken with each part's stack factor, over the rows that
@@ -113,7 +123,7 @@ def tuned_loo_ratios(catalog: Catalog | None = None) -> pd.DataFrame:
     it (a held-out row's is the full fit, which never saw it) and its part's stack factor:
     :func:`benchmark_throughput` (engine level) plus ``loo_speedup``, ``loo_tok_s_gpu`` and
     ``time_ratio`` (published / predicted time = predicted / published throughput)."""
-    bench = benchmark_throughput(catalog).reset_index(drop=True)
+    bench = _live_benchmarks(resolve_catalog(catalog))
     loo = np.array(
         [
             _speedups(bench.drop(index=i))[_precision_key(p)]
@@ -137,7 +147,7 @@ def tuned_band(catalog: Catalog | None = None) -> dict:
     throughput of the benchmarks at that precision), and ``p10`` / ``p90`` (split-conformal) of
     the leave-one-out time ratios (:func:`tuned_loo_ratios`) over ``n`` rows."""
     cat = resolve_catalog(catalog)
-    speed = _speedups(benchmark_throughput(cat))
+    speed = _speedups(_live_benchmarks(cat))
     lo, hi = conformal_quantiles(tuned_loo_ratios(cat)["time_ratio"])
     return {**{f"speedup_{p}": v for p, v in speed.items()}, "p10": lo, "p90": hi}
 
