@@ -101,7 +101,9 @@ def _live_benchmarks(cat: Catalog) -> pd.DataFrame:
     speedups consistent with the factor it stores."""
     bench = benchmark_throughput(cat).reset_index(drop=True)
     a = assumption_values(cat)
-    a.update({f"software_maturity_tuned_{k}": v for k, v in tuned_stack_maturity(cat).items()})
+    # Rounded as band_constants stores it, so that a stored factor gives the same speedups.
+    live = tuned_stack_maturity(cat)
+    a.update({f"software_maturity_tuned_{k}": round(v, 4) for k, v in live.items()})
     return bench.assign(stack_factor=tuned_stack_factor(cat, bench["accelerator"], a))
 
 
