@@ -8,14 +8,17 @@ from workbook import load_catalog
 from workbook.calibrate import (
     band_constants,
     band_coverage,
+    benchmark_throughput,
     conformal_quantiles,
     full_runs,
     level_summary,
     predict_hours,
     realized_band,
     tuned_loo_ratios,
+    tuned_stack_maturity,
     validation_summary,
 )
+from workbook.calibrate.bands import _speedups
 
 
 def test_conformal_quantiles_take_the_declared_order_statistics():
@@ -64,3 +67,34 @@ def test_level_summary_agrees_with_its_parts_and_with_the_prospective_holdout():
     p = validation_summary(cat, cv=False).prospective
     assert lv.realized_blind_baseline == p.dense_baseline
     assert lv.realized_blind["n"] == p.dense["n"] == 26
+
+
+def test_the_rocm_tuned_factor_puts_amds_recipe_where_cudas_is_on_one_benchmark():
+    """software_maturity_tuned_rocm = software_maturity_rocm x (published / engine of the MI300X
+    LoRA row) / (published / engine of the B200 LoRA row), by hand from the two rows."""
+    cat = load_catalog()
+    bench = benchmark_throughput(cat).set_index("run")
+    amd, nv = bench.loc["mlperf-v50-lora-mi300x-8"], bench.loc["mlperf-v50-lora-b200-8"]
+    assert (amd["published_tok_s_gpu"], nv["published_tok_s_gpu"]) == (2077, 5314)
+    by_hand = 0.7 * (2077 / amd["predicted_tok_s_gpu"]) / (5314 / nv["predicted_tok_s_gpu"])
+    assert tuned_stack_maturity(cat)["rocm"] == pytest.approx(by_hand)
+    assert cat.param("assumptions", "software_maturity_rocm") == 0.7
+    assert amd["stack_factor"] == pytest.approx(
+        cat.param("assumptions", "software_maturity_tuned_rocm") / 0.7
+    )
+    assert nv["stack_factor"] == 1.0
+
+
+def test_held_out_benchmark_rows_fit_nothing():
+    """The tuned speedups are the medians over the rows not held out: doubling a held-out row's
+    published throughput moves no speedup, doubling a calibration row's can."""
+    cat = load_catalog()
+    bench = benchmark_throughput(cat)
+    base = _speedups(bench)
+    hold = bench["split"] == "holdout"
+    assert hold.sum() == 2
+    doubled = bench.assign(published_tok_s_gpu=np.where(hold, 2, 1) * bench["published_tok_s_gpu"])
+    assert _speedups(doubled) == base
+    loo = tuned_loo_ratios(cat).set_index("run")
+    for run in bench.loc[hold, "run"]:
+        assert loo.loc[run, "loo_speedup"] == pytest.approx(base["fp8"])

@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 
 from workbook import calibrate
+from workbook.calibrate.runs import run_configs
 from workbook.cli import validate as cli_validate
 from workbook.guides.speed import pilot_time_factor
+from workbook.model import estimate_frame
 
 
 def test_benchmark_throughput_is_the_steady_state_prediction(cat):
@@ -19,7 +21,7 @@ def test_benchmark_throughput_is_the_steady_state_prediction(cat):
         == (
             (runs["row_type"] == "throughput_benchmark") & runs["tokens_per_s_per_gpu"].notna()
         ).sum()
-        == 25
+        == 29
     )
     row = runs.set_index("run_id").loc["mpt-7b-bench-h100"]
     pilot = pilot_time_factor(
@@ -49,6 +51,42 @@ def test_benchmark_throughput_is_the_steady_state_prediction(cat):
     figures = cli_validate.report(cat, out=io.StringIO(), cv=False)
     m = calibrate.metrics(b["published_tok_s_gpu"], b["predicted_tok_s_gpu"])
     assert (figures["benchmark_runs"], figures["benchmark_mdape"]) == (
-        25,
+        29,
         pytest.approx(m["mdape"]),
     )
+
+
+def test_mlperf_lora_rows_are_read_as_published_and_predicted_as_lora(cat):
+    """The MLPerf Training v5.0 Llama 2 70B LoRA rows: tokens/s per GPU = the log's samples/s x
+    8192 tokens / 8 GPUs (hand calculation in their notes), and the engine predicts them as LoRA
+    (4 N FLOPs per token, not 6 N): as a full fine-tune the same row would be slower."""
+    runs = cat.tables["published_runs"].set_index("run_id")
+    for run, samples_per_s in (
+        ("mlperf-v50-lora-mi300x-8", 2.0280),
+        ("mlperf-v50-lora-mi325x-8", 2.7306),
+        ("mlperf-v50-lora-b200-8", 5.190),
+        ("mlperf-v50-lora-gb200-8", 5.4399),
+    ):
+        assert runs.loc[run, "tokens_per_s_per_gpu"] == pytest.approx(
+            samples_per_s * 8192 / 8, abs=1
+        )
+        assert runs.loc[run, "method"] == "lora"
+    rows = runs.loc[["mlperf-v50-lora-b200-8"]].reset_index()
+    lora = run_configs(rows.assign(n_gpus=8), np.array([1e11]))
+    assert lora["method"].tolist() == ["lora"]
+    full = run_configs(rows.assign(n_gpus=8, method=None), np.array([1e11]))
+    assert full["method"].tolist() == ["full"]
+    fast, slow = (
+        estimate_frame(c, catalog=cat)["steady_tokens_per_s_per_gpu"].iloc[0] for c in (lora, full)
+    )
+    assert fast > slow
+
+
+def test_cross_vendor_ratios_use_the_tuned_level(cat):
+    """The MLPerf LoRA pairs: published ratio = the rows' tokens/s per GPU; predicted = the
+    tuned-level steady rates, MI300X with the ROCm stack factor, so the calibration pair MI300X /
+    B200 is exact by construction (the factor was measured on it)."""
+    r = calibrate.throughput_ratios(cat).set_index("pair")
+    pair = r.loc["MLPerf v5.0 LoRA MI300X / B200"]
+    assert pair["published_ratio"] == pytest.approx(2077 / 5314)
+    assert pair["predicted_ratio"] == pytest.approx(pair["published_ratio"], rel=1e-3)

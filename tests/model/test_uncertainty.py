@@ -14,6 +14,7 @@ from workbook.model import (
     normal_cdf,
     probability_within,
     quantile_multiplier,
+    tuned_stack_factor,
 )
 
 
@@ -87,3 +88,23 @@ def test_the_frame_takes_a_software_stack_column_and_refuses_an_unknown_one():
     assert (df["gpu_hours"] < df["gpu_hours_p90"]).all()
     with pytest.raises(ValueError, match="software_stack.*allowed: typical, tuned, engine"):
         estimate_training(7e9, 1e11, "h100-sxm", 8, software_stack="vendor")
+
+
+def test_tuned_rocm_takes_the_reference_recipes_stack_factor_not_the_typical_derate(a):
+    """On a ROCm part the tuned level is the engine x tuned_stack_speedup x
+    software_maturity_tuned_rocm / software_maturity_rocm; on CUDA the factor is 1, and the
+    typical and engine levels do not move."""
+    k = (
+        a["tuned_stack_speedup_fp8"]
+        * a["software_maturity_tuned_rocm"]
+        / a["software_maturity_rocm"]
+    )
+    args = (70e9, 1e12, "mi300x", 64)
+    engine = estimate_training(*args, precision="fp8", software_stack="engine")
+    tuned = estimate_training(*args, precision="fp8", software_stack="tuned")
+    assert tuned.breakdown["steady_tokens_per_s_per_gpu"] == pytest.approx(
+        engine.breakdown["steady_tokens_per_s_per_gpu"] * k
+    )
+    cat = load_catalog()
+    f = tuned_stack_factor(cat, ["mi300x", "h100-sxm", "gaudi3"], a)
+    assert f.tolist() == pytest.approx([a["software_maturity_tuned_rocm"] / 0.7, 1.0, 1.0])

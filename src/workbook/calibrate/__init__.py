@@ -31,6 +31,7 @@ from .bands import (
     realized_band,
     tuned_band,
     tuned_loo_ratios,
+    tuned_stack_maturity,
 )
 from .benchmarks import RATIO_PAIRS, benchmark_throughput, throughput_ratios
 from .fit import FIT_PARAMS, GRID, MOE_GRID, SPLIT_REPEATS, Fitter, fit, write_assumptions
@@ -93,6 +94,7 @@ __all__ = [
     "realized_band",
     "tuned_band",
     "tuned_loo_ratios",
+    "tuned_stack_maturity",
     "accuracy_floor",
     "accuracy_summary",
     "accuracy_table",

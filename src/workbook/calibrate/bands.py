@@ -7,7 +7,10 @@
   constant, so they are the conformal calibration set);
 - :func:`tuned_band`: the benchmarks' steady-state throughput against the engine's (the tuned
   stack's speedup per precision, and the split-conformal quantiles of its leave-one-out residuals);
-- :func:`band_constants`: both, as the rows of data/assumptions.csv they are stored in;
+- :func:`tuned_stack_maturity`: the tuned level's software-stack factor of a non-CUDA stack
+  (``software_maturity_tuned_<stack>``), from one benchmark that both vendors' reference recipes
+  ran (:data:`TUNED_STACK_PAIRS`);
+- :func:`band_constants`: all of them, as the rows of data/assumptions.csv they are stored in;
 - :func:`band_coverage`: how often the band held for a run it had not seen (leave-one-out and
   forward in time), and its median width.
 
@@ -15,6 +18,8 @@ Split rule, declared before any error was looked at: the realized band is measur
 ``split`` holdout only; a run is inside its band when its published / predicted ratio lies between
 the conformal quantiles of the *other* held-out runs (leave-one-out) or of the held-out runs entered
 in earlier batches (forward); MLPerf rows are not used (no token counts; v5.1 is held out).
+Benchmark rows with ``split`` holdout (declared with the rows, before their error was computed)
+fit neither the tuned speedups nor a stack factor: they are predicted, never fitted.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ..catalog import Catalog, resolve_catalog
-from ..model import benchmark_rows
+from ..model import assumption_values, benchmark_rows, tuned_stack_factor
 from .benchmarks import benchmark_throughput
 from .cache import PerCatalog
 from .metrics import _ratios, metrics
@@ -44,6 +49,9 @@ from .runs import (
 BAND_LOW, BAND_HIGH = 0.1, 0.9
 #: Precisions the tuned stack has its own speedup for; others (fp4) take the last one's.
 TUNED_PRECISIONS = ("bf16", "fp8")
+#: The benchmark each non-CUDA stack's tuned factor is measured on: stack -> (that stack's
+#: calibration row, the CUDA row of the same benchmark, model, GPU count and precision).
+TUNED_STACK_PAIRS = {"rocm": ("mlperf-v50-lora-mi300x-8", "mlperf-v50-lora-b200-8")}
 
 
 def conformal_quantiles(ratios) -> tuple[float, float]:
@@ -72,10 +80,39 @@ def realized_band(catalog: Catalog | None = None) -> dict:
     return {"p10": lo, "p50": float(np.median(r)), "p90": hi, "n": int(r.size)}
 
 
+def tuned_stack_maturity(catalog: Catalog | None = None) -> dict[str, float]:
+    """``software_maturity_tuned_<stack>`` for each stack of :data:`TUNED_STACK_PAIRS`: the
+    typical ``software_maturity_<stack>`` x (published / engine tokens/s per GPU of the stack's
+    row) / (published / engine of the CUDA row), i.e. the factor that puts the stack's reference
+    recipe where CUDA's is on the same benchmark (engine level, so no tuned constant enters)."""
+    cat = resolve_catalog(catalog)
+    bench = benchmark_throughput(cat).set_index("run")
+    ratio = bench["published_tok_s_gpu"] / bench["predicted_tok_s_gpu"]
+    a = assumption_values(cat)
+    return {
+        stack: a[f"software_maturity_{stack}"] * float(ratio[mine] / ratio[cuda])
+        for stack, (mine, cuda) in TUNED_STACK_PAIRS.items()
+    }
+
+
+def _live_benchmarks(cat: Catalog) -> pd.DataFrame:
+    """:func:`benchmark_throughput` (engine level) with each part's stack factor from the live
+    :func:`tuned_stack_maturity`, not the stored one, so that one ``--fit --write`` stores
+    speedups consistent with the factor it stores."""
+    bench = benchmark_throughput(cat).reset_index(drop=True)
+    a = assumption_values(cat)
+    # Rounded as band_constants stores it, so that a stored factor gives the same speedups.
+    live = tuned_stack_maturity(cat)
+    a.update({f"software_maturity_tuned_{k}": round(v, 4) for k, v in live.items()})
+    return bench.assign(stack_factor=tuned_stack_factor(cat, bench["accelerator"], a))
+
+
 def _speedups(bench: pd.DataFrame) -> dict[str, float]:
     """Median published / predicted throughput per :data:`TUNED_PRECISIONS` (all rows where a
-    precision has none)."""
-    ratio = bench["published_tok_s_gpu"] / bench["predicted_tok_s_gpu"]
+    precision has none), the prediction taken with each part's stack factor, over the rows that
+    are not held out."""
+    bench = bench[bench["split"] != "holdout"]
+    ratio = bench["published_tok_s_gpu"] / (bench["predicted_tok_s_gpu"] * bench["stack_factor"])
     out = {}
     for p in TUNED_PRECISIONS:
         mine = ratio[bench["precision"] == p]
@@ -85,16 +122,17 @@ def _speedups(bench: pd.DataFrame) -> dict[str, float]:
 
 def tuned_loo_ratios(catalog: Catalog | None = None) -> pd.DataFrame:
     """Every benchmark row against the tuned stack with its precision's speedup refitted without
-    it: :func:`benchmark_throughput` (engine level) plus ``loo_speedup``, ``loo_tok_s_gpu`` and
+    it (a held-out row's is the full fit, which never saw it) and its part's stack factor:
+    :func:`benchmark_throughput` (engine level) plus ``loo_speedup``, ``loo_tok_s_gpu`` and
     ``time_ratio`` (published / predicted time = predicted / published throughput)."""
-    bench = benchmark_throughput(catalog).reset_index(drop=True)
+    bench = _live_benchmarks(resolve_catalog(catalog))
     loo = np.array(
         [
             _speedups(bench.drop(index=i))[_precision_key(p)]
             for i, p in enumerate(bench["precision"])
         ]
     )
-    pred = bench["predicted_tok_s_gpu"].to_numpy(float) * loo
+    pred = (bench["predicted_tok_s_gpu"] * bench["stack_factor"]).to_numpy(float) * loo
     return bench.assign(
         loo_speedup=loo,
         loo_tok_s_gpu=pred,
@@ -111,7 +149,7 @@ def tuned_band(catalog: Catalog | None = None) -> dict:
     throughput of the benchmarks at that precision), and ``p10`` / ``p90`` (split-conformal) of
     the leave-one-out time ratios (:func:`tuned_loo_ratios`) over ``n`` rows."""
     cat = resolve_catalog(catalog)
-    speed = _speedups(benchmark_throughput(cat))
+    speed = _speedups(_live_benchmarks(cat))
     lo, hi = conformal_quantiles(tuned_loo_ratios(cat)["time_ratio"])
     return {**{f"speedup_{p}": v for p, v in speed.items()}, "p10": lo, "p90": hi}
 
@@ -127,6 +165,7 @@ def band_constants(catalog: Catalog | None = None) -> dict[str, float]:
         "tuned_time_ratio_p10": tuned["p10"],
         "tuned_time_ratio_p90": tuned["p90"],
         **{f"tuned_stack_speedup_{p}": tuned[f"speedup_{p}"] for p in TUNED_PRECISIONS},
+        **{f"software_maturity_tuned_{k}": v for k, v in tuned_stack_maturity(cat).items()},
     }
     return {k: round(float(v), 4) for k, v in values.items()}
 
@@ -191,6 +230,10 @@ class Levels:
     #: Median signed error (predicted / published - 1) per vendor: ``runs``, ``median_error``
     #: (in sample) and ``loo_median_error``.
     tuned_bias: pd.DataFrame
+    #: The held-out benchmark rows at the tuned level (fitted on none): ``run``, ``accelerator``,
+    #: ``published_tok_s_gpu``, ``predicted_tok_s_gpu``, ``error``; and their metrics.
+    tuned_holdout: pd.DataFrame
+    tuned_holdout_metrics: dict | None
     #: The typical level's median (engine x the held-out median refitted without the row) on the
     #: dense prospective (blind) runs, and the constant-MFU baseline on the same runs.
     realized_blind: dict | None
@@ -200,6 +243,10 @@ class Levels:
     realized_by_group: pd.DataFrame
     #: :func:`band_coverage`.
     coverage: dict
+
+
+#: What the validator shows of each held-out benchmark row.
+HOLDOUT_COLUMNS = ["run", "accelerator", "published_tok_s_gpu", "predicted_tok_s_gpu", "error"]
 
 
 def _vendor_bias(cat: Catalog, tuned: pd.DataFrame, loo: pd.DataFrame) -> pd.DataFrame:
@@ -254,11 +301,16 @@ def level_summary(catalog: Catalog | None = None) -> Levels:
     """Both levels measured on their own evidence (:class:`Levels`)."""
     cat = resolve_catalog(catalog)
     tuned, loo = benchmark_throughput(cat, "tuned"), tuned_loo_ratios(cat)
+    hold = tuned[tuned["split"] == "holdout"]
     blind, blind_base = _realized_blind(cat)
     return Levels(
         tuned=metrics(tuned["published_tok_s_gpu"], tuned["predicted_tok_s_gpu"]),
         tuned_loo=metrics(loo["published_tok_s_gpu"], loo["loo_tok_s_gpu"]),
         tuned_bias=_vendor_bias(cat, tuned, loo),
+        tuned_holdout=hold[HOLDOUT_COLUMNS].reset_index(drop=True),
+        tuned_holdout_metrics=metrics(hold["published_tok_s_gpu"], hold["predicted_tok_s_gpu"])
+        if len(hold)
+        else None,
         realized_blind=blind,
         realized_blind_baseline=blind_base,
         realized_by_group=_realized_by_group(cat),

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..catalog import Catalog, resolve_catalog
-from ..model import benchmark_rows, estimate_frame
+from ..model import assumption_values, benchmark_rows, estimate_frame, tuned_stack_factor
 from .runs import run_configs
 
 #: Throughput-ratio checks: (label, numerator run_id, denominator run_id).
@@ -26,6 +26,12 @@ RATIO_PAIRS = [
     ("NeMo Llama3.1-405B B200 / H100 (fp8)", "nemo-llama31-405b-b200", "nemo-llama31-405b-h100"),
     ("NeMo Llama3.1-405B GB200 / H100 (fp8)", "nemo-llama31-405b-gb200", "nemo-llama31-405b-h100"),
     ("NeMo Llama3.1-405B GB300 / H100 (fp8)", "nemo-llama31-405b-gb300", "nemo-llama31-405b-h100"),
+    # Cross-vendor, one benchmark (MLPerf Training v5.0 Llama 2 70B LoRA, 8 GPUs, fp8); the
+    # MI325X and GB200 rows are held out (data/published_runs.csv split).
+    ("MLPerf v5.0 LoRA MI300X / B200", "mlperf-v50-lora-mi300x-8", "mlperf-v50-lora-b200-8"),
+    ("MLPerf v5.0 LoRA MI325X / B200", "mlperf-v50-lora-mi325x-8", "mlperf-v50-lora-b200-8"),
+    ("MLPerf v5.0 LoRA MI325X / MI300X", "mlperf-v50-lora-mi325x-8", "mlperf-v50-lora-mi300x-8"),
+    ("MLPerf v5.0 LoRA GB200 / B200", "mlperf-v50-lora-gb200-8", "mlperf-v50-lora-b200-8"),
 ]
 #: Tokens [tokens] of the run a benchmark row is predicted as: any long run will do, since the
 #: steady-state throughput between failures does not depend on the run's length.
@@ -46,8 +52,8 @@ def _benchmark_source(source: pd.Series) -> np.ndarray:
     """The software a benchmark ran: llm-foundry (MosaicML), NeMo (NVIDIA), or papers."""
     src = source.fillna("")
     return np.select(
-        [src.str.contains("llm-foundry"), src.str.contains("NeMo")],
-        ["llm-foundry (MosaicML)", "NeMo (NVIDIA)"],
+        [src.str.contains("llm-foundry"), src.str.contains("NeMo"), src.str.contains("MLPerf")],
+        ["llm-foundry (MosaicML)", "NeMo (NVIDIA)", "MLPerf (vendor submissions)"],
         "papers",
     )
 
@@ -60,9 +66,10 @@ def benchmark_throughput(
     length and precision (the engine's default global batch; the benchmarks' own batches are not in
     the rows), at the ``software_stack`` level (``"engine"``: the step-time model as fitted;
     ``"tuned"``: with the tuned stack's speedups). One row each: ``run``, ``source`` (the
-    software: llm-foundry, NeMo, or papers), ``accelerator``, ``n_gpus``, ``precision``,
-    ``published_tok_s_gpu``, ``predicted_tok_s_gpu`` [tokens/s per GPU], ``error`` (predicted /
-    published - 1)."""
+    software: llm-foundry, NeMo, MLPerf, or papers), ``accelerator``, ``n_gpus``, ``precision``,
+    ``split`` (holdout rows fit no tuned constant), ``stack_factor`` (the part's tuned / typical
+    software-stack derate, :func:`workbook.model.tuned_stack_factor`), ``published_tok_s_gpu``,
+    ``predicted_tok_s_gpu`` [tokens/s per GPU], ``error`` (predicted / published - 1)."""
     cat = resolve_catalog(catalog)
     runs = cat.tables["published_runs"]
     rows = runs[benchmark_rows(runs)].reset_index(drop=True)
@@ -75,6 +82,8 @@ def benchmark_throughput(
             "accelerator": rows["accelerator_id"],
             "n_gpus": rows["gpu_count"].astype(int),
             "precision": rows["precision"],
+            "split": rows["split"],
+            "stack_factor": tuned_stack_factor(cat, rows["accelerator_id"], assumption_values(cat)),
             "published_tok_s_gpu": pub,
             "predicted_tok_s_gpu": pred,
             "error": pred / pub - 1.0,
@@ -83,8 +92,10 @@ def benchmark_throughput(
 
 
 def throughput_ratios(catalog: Catalog | None = None) -> pd.DataFrame:
-    """Predicted vs published per-GPU throughput ratios for every pair of :data:`RATIO_PAIRS`: one
-    row each, ``pair``, ``published_ratio``, ``predicted_ratio``, the numerator's
+    """Predicted (tuned level: every row is a vendor's or a framework's reference recipe) vs
+    published per-GPU throughput ratios for every pair of :data:`RATIO_PAIRS` (a pair on one
+    software stack and precision has the ratio of the engine level): one row each, ``pair``,
+    ``published_ratio``, ``predicted_ratio``, the numerator's
     ``published_tok_s_gpu`` and ``predicted_tok_s_gpu`` [tokens/s per GPU], ``error``
     (predicted ratio / published ratio - 1)."""
     cat = resolve_catalog(catalog)
@@ -92,7 +103,7 @@ def throughput_ratios(catalog: Catalog | None = None) -> pd.DataFrame:
     out = []
     for label, num, den in RATIO_PAIRS:
         rows = runs.loc[[num, den]].reset_index()
-        pred = _steady_throughput(rows, cat)
+        pred = _steady_throughput(rows, cat, "tuned")
         pub = rows["tokens_per_s_per_gpu"].to_numpy(float)
         out.append(
             {

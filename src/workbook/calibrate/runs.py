@@ -65,6 +65,9 @@ def run_configs(rows: pd.DataFrame, tokens, software_stack: str = "engine") -> p
             # fp16 and bf16 share the tensor peak on every GPU here.
             "precision": rows["precision"].replace({"fp16": "bf16"}).to_numpy(object),
             "software_stack": software_stack,
+            "method": rows["method"].fillna("full").to_numpy(object)
+            if "method" in rows
+            else "full",
         }
     )
 

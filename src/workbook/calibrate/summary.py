@@ -311,7 +311,11 @@ def _level_figures(lv: Levels | None) -> dict:
         "tuned_loo_within_25pct": lv.tuned_loo["within_25pct"],
     }
     for vendor, row in lv.tuned_bias.iterrows():
+        out[f"tuned_bias_{str(vendor).lower()}"] = float(row["median_error"])
         out[f"tuned_loo_bias_{str(vendor).lower()}"] = float(row["loo_median_error"])
+    if lv.tuned_holdout_metrics is not None:
+        out["tuned_holdout_rows"] = lv.tuned_holdout_metrics["n"]
+        out["tuned_holdout_mdape"] = lv.tuned_holdout_metrics["mdape"]
     if lv.realized_blind is not None:
         out["realized_blind_runs"] = lv.realized_blind["n"]
         out["realized_blind_mdape"] = lv.realized_blind["mdape"]

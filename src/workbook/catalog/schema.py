@@ -42,6 +42,8 @@ PRICE_KINDS = (
 )
 VERDICTS = ("holds", "wrong", "contradicts-itself", "physically-impossible", "unverifiable")
 RUN_SPLITS = ("calibration", "holdout", "excluded")
+#: Training methods a published row can name (``workbook.model.METHODS``; a test keeps them equal).
+RUN_METHODS = ("full", "lora", "qlora")
 ROW_TYPES = (
     "full_run",
     "throughput_config",
@@ -331,6 +333,13 @@ PUBLISHED_RUNS = Table(
         ),
         Column("precision", "enum", allowed=("bf16", "fp16", "fp8", "fp4")),
         Column("seq_len", "int", required=False, min=128, max=1_000_000),
+        Column(
+            "method",
+            "enum",
+            required=False,
+            allowed=RUN_METHODS,
+            doc="Training method (LoRA fine-tuning trains adapters only); empty = full.",
+        ),
         Column(
             "split",
             "enum",

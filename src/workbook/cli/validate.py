@@ -160,8 +160,8 @@ def _throughput_section(s: ValidationSummary) -> list[str]:
             },
         ),
         s.benchmark_bias.to_string(formatters={"median_error": PERCENT}),
-        "\nPer-GPU throughput ratios between accelerators (benchmark rows, same model and "
-        "software):",
+        "\nPer-GPU throughput ratios between accelerators (benchmark rows, same model; the tuned "
+        "level, each part with its stack factor; a time ratio is the inverse):",
         s.ratios.to_string(
             index=False,
             formatters={
@@ -207,6 +207,20 @@ def _levels_section(s: ValidationSummary) -> list[str]:
         f"{lo['max_ratio_off']:.2f}x. Median signed error per vendor:",
         lv.tuned_bias.to_string(formatters={"median_error": PERCENT, "loo_median_error": PERCENT}),
     ]
+    if lv.tuned_holdout_metrics is not None:
+        h = lv.tuned_holdout_metrics
+        lines += [
+            f"Held-out benchmark rows (split holdout: fitted no speedup and no stack factor), "
+            f"tuned level: MdAPE {h['mdape']:.1%}, {h['within_25pct']:.0%} within +-25 %:",
+            lv.tuned_holdout.to_string(
+                index=False,
+                formatters={
+                    "published_tok_s_gpu": "{:,.0f}".format,
+                    "predicted_tok_s_gpu": "{:,.0f}".format,
+                    "error": PERCENT,
+                },
+            ),
+        ]
     if lv.realized_blind is not None:
         b, base = lv.realized_blind, lv.realized_blind_baseline
         lines.append(

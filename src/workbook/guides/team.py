@@ -90,7 +90,9 @@ def software_maturity_table(catalog: Catalog | None = None) -> pd.DataFrame:
     """
     cat = resolve_catalog(catalog)
     glob = cat.global_rows("assumptions")
-    rows = glob[glob["parameter"].str.startswith("software_maturity_")]
+    name = glob["parameter"]
+    # The typical level's multipliers; software_maturity_tuned_<stack> is the tuned level's.
+    rows = glob[name.str.startswith("software_maturity_") & ~name.str.contains("_tuned_")]
     acc = cat.tables["accelerators"]
     out = pd.DataFrame(
         {

@@ -44,6 +44,7 @@ from .uncertainty import (
     normal_cdf,
     probability_within,
     quantile_multiplier,
+    tuned_stack_factor,
     used_full_runs,
 )
 
@@ -56,6 +57,7 @@ __all__ = [
     "probability_within",
     "quantile_multiplier",
     "read_model_config",
+    "tuned_stack_factor",
     "used_full_runs",
     "ATTENTION_CONVENTIONS",
     "CONFIG_SUFFIXES",

@@ -10,9 +10,11 @@ Three levels (``software_stack``, :data:`SOFTWARE_STACKS`):
   (:func:`workbook.calibrate.realized_band`).
 - ``"tuned"``: a vendor's reference recipe. The engine's steady-state throughput times
   ``tuned_stack_speedup_<precision>`` (the median published / predicted tokens/s per GPU of the
-  throughput benchmarks at that precision, :func:`workbook.calibrate.tuned_band`), goodput still
-  applied; its band is ``tuned_time_ratio_p10`` / ``_p90``, the split-conformal quantiles of the
-  benchmarks' leave-one-out residuals.
+  throughput benchmarks at that precision, :func:`workbook.calibrate.tuned_band`) times the
+  part's stack factor (:func:`tuned_stack_factor`: ``software_maturity_tuned_<stack>`` /
+  ``software_maturity_<stack>``, so that a vendor's own recipe on ROCm is not derated as a
+  typical team's port), goodput still applied; its band is ``tuned_time_ratio_p10`` / ``_p90``,
+  the split-conformal quantiles of the benchmarks' leave-one-out residuals.
 - ``"engine"``: the step-time model as fitted, before either level (what
   ``python -m workbook validate`` checks its constants on); the typical band's spread around 1.
 
@@ -113,6 +115,18 @@ def _has_evidence(catalog: Catalog, mask_of, accelerator: np.ndarray) -> np.ndar
     return pd.Series(accelerator).isin(runs.loc[mask_of(runs), "accelerator_id"]).to_numpy()
 
 
+def tuned_stack_factor(catalog: Catalog, accelerator, a: dict) -> np.ndarray:
+    """Each part's tuned / typical software-stack derate [x]: ``software_maturity_tuned_<stack>``
+    over ``software_maturity_<stack>`` (data/assumptions.csv) of the part's ``software_stack``
+    (accelerators.csv); 1 on CUDA, whose two levels are both 1."""
+    stacks = catalog.tables["accelerators"].set_index("accelerator_id")["software_stack"]
+    stack = stacks.reindex(np.asarray(accelerator, object)).to_numpy(object)
+    factor = {
+        s: a[f"software_maturity_tuned_{s}"] / a[f"software_maturity_{s}"] for s in pd.unique(stack)
+    }
+    return pd.Series(stack, dtype=object).map(factor).to_numpy(float)
+
+
 def time_band(
     catalog: Catalog, stack: np.ndarray, accelerator: np.ndarray, precision: np.ndarray, a: dict
 ) -> TimeBand:
@@ -122,10 +136,10 @@ def time_band(
     typical_hi = math.log(a["realized_time_ratio_p90"] / a["realized_time_ratio_p50"]) / Z90
     tuned_lo = -math.log(a["tuned_time_ratio_p10"]) / Z90
     tuned_hi = math.log(a["tuned_time_ratio_p90"]) / Z90
+    tuned = stack == "tuned"
     speedup = np.where(
         precision == "bf16", a["tuned_stack_speedup_bf16"], a["tuned_stack_speedup_fp8"]
-    )
-    tuned = stack == "tuned"
+    ) * np.where(tuned, tuned_stack_factor(catalog, accelerator, a), 1.0)
     has = np.where(
         tuned,
         _has_evidence(catalog, benchmark_rows, accelerator),
