@@ -367,9 +367,11 @@ def look_up_machines(cat: Catalog, cfg: Configs) -> Machines:
     precision's peak."""
     spec = _rows(cat.tables["accelerators"], "accelerator_id", cfg.accelerator, "accelerator")
     fabric = _rows(cat.tables["fabrics"], "fabric_id", cfg.fabric, "fabric")
-    liquid_only = spec.per_row(spec.table["cooling_options"].to_numpy(object) == "liquid")
-    cooling = np.where(pd.isna(cfg.cooling), np.where(liquid_only, "liquid", "air"), cfg.cooling)
-    check_choice("cooling", cooling, COOLING)
+    liquid_only = spec.table["cooling_options"].to_numpy(object) == "liquid"
+    designed = spec.per_row(np.where(liquid_only, "liquid", "air"))
+    given = ~pd.isna(cfg.cooling)
+    cooling = np.where(given, cfg.cooling, designed) if given.any() else designed.astype(object)
+    check_choice("cooling", cfg.cooling[given], COOLING)  # the designed ones are allowed
     peak_bf16 = spec.floats("tflops_dense_bf16")
     peak = np.select(
         [cfg.is_("precision", "fp8"), cfg.is_("precision", "fp4")],

@@ -262,8 +262,10 @@ def _frame(cfg, m, shape, derates, layout, step, gp, band: TimeBand) -> pd.DataF
     gpu_seconds = cfg.n_gpus * wall_hours * SECONDS_PER_HOUR
     q = _band_columns(band, wall_hours, cfg.n_gpus)
 
+    every = bool(m.supported.all())
+
     def nan_if(x):
-        return np.where(m.supported, x, np.nan)
+        return x if every else np.where(m.supported, x, np.nan)
 
     out = pd.DataFrame(
         {
