@@ -203,7 +203,14 @@ def activation_memory_gb(
         else np.asarray(check_number("n_heads", n_heads, positive=True), float)
     )
     c = np.asarray(check_number("coefficient", coefficient, positive=True), float)
-    sp = bool(sequence_parallel)
+    return activation_gb(s, b, h, L, t, a, c, bool(sequence_parallel), recompute, bytes_per_value)
+
+
+def activation_gb(s, b, h, L, t, a, c, sp: bool, recompute: str, bytes_per_value: float = 2.0):
+    """The formula of :func:`activation_memory_gb` on checked values (the layout search calls it
+    for every tensor degree and recompute mode, so it checks nothing): sequence ``s``, micro-batch
+    ``b``, width ``h``, layers ``L``, tensor degree ``t``, heads ``a``, coefficient ``c``,
+    sequence parallelism ``sp`` [GB]."""
     kept = c / t if sp else 10.0 + (c - 10.0) / t
     if recompute == "full":
         per_layer = 2.0 * s * b * h / (t if sp else 1.0)

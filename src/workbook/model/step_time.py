@@ -32,7 +32,7 @@ import numpy as np
 from ..units import BITS_PER_BYTE, GB, GIGA, TERA
 from .memory import (
     ZERO_SHARDED_FROM,
-    activation_memory_gb,
+    activation_gb,
     adapter_state_gb,
     frozen_base_bytes,
     states_by_stage_gb,
@@ -181,16 +181,11 @@ def _search_rows(
     """The layout-independent inputs of :func:`candidate_layouts` and :func:`step_time` (the same
     expressions, in the same order, as per layout before: the results are bit-identical)."""
     domain = hw.scale_up_domain_gpus
-    act = {
-        (t, rc): activation_memory_gb(
-            work.seq_len,
-            1.0,
-            work.d_model,
-            work.n_layers,
-            tp=float(t),
-            recompute=rc,
-            coefficient=work.activation_coefficient,
-        )
+    s, h, L = (np.asarray(x, float) for x in (work.seq_len, work.d_model, work.n_layers))
+    c = np.asarray(work.activation_coefficient, float)
+    one = np.asarray(1.0)  # one sequence per micro-batch
+    act = {  # memory.activation_memory_gb (sequence parallel), its checks done by the estimate
+        (t, rc): activation_gb(s, one, h, L, np.asarray(float(t)), None, c, True, rc)
         for rc in ("selective", "full")
         for t in TP_CHOICES
     }
