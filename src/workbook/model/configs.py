@@ -9,7 +9,7 @@ precision's peak: :class:`Machines`).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from difflib import get_close_matches
 from typing import Any
 
@@ -81,30 +81,36 @@ def assumption_values(
     return values
 
 
-def per_accelerator(
-    catalog: Catalog, parameter: str, ids: np.ndarray, default: float
-) -> np.ndarray:
+def per_accelerator(catalog: Catalog, parameter: str, ids, default: float) -> np.ndarray:
     """An assumption per row's accelerator (the global ``default`` where there is no specific
-    row)."""
+    row); ``ids`` an array of accelerator ids or the configurations' :class:`CatalogRows` (each
+    distinct id looked up once)."""
+    if isinstance(ids, CatalogRows):
+        return ids.per_row(
+            np.asarray([catalog.param("assumptions", parameter, a) for a in ids.ids], float)
+        )
     values = {a: catalog.param("assumptions", parameter, a) for a in pd.unique(ids)}
     return by_name(values, ids)
 
 
-def _column(df: pd.DataFrame, name: str) -> pd.Series:
+def _column(df: pd.DataFrame, name: str, dtype=float) -> np.ndarray:
+    """The configuration column ``name`` as an array of ``dtype`` (float, or object for names),
+    missing values and a missing column filled with its default (:data:`CONFIG_DEFAULTS`)."""
     default = CONFIG_DEFAULTS[name]
     if name in df.columns:
         col = df[name]
         if default is not None and not (isinstance(default, float) and math.isnan(default)):
-            col = col.where(col.notna(), default)
-        return col
+            missing = col.isna()
+            if missing.any():
+                col = col.where(~missing, default)
+        return col.to_numpy(dtype)
     if default is None and name not in ("fabric", "cooling"):
         raise ValueError(
             f"configuration column {name!r} is required; columns given: {', '.join(df.columns)}"
         )
-    filled = np.full(
-        len(df), default, dtype=object if default is None or isinstance(default, str) else None
-    )
-    return pd.Series(filled, index=df.index)
+    filled = np.empty(len(df), dtype=dtype)
+    filled.fill(default)  # (np.full of a name into an object array is 30x slower)
+    return filled
 
 
 #: The name columns and their allowed values, checked in this order.
@@ -141,19 +147,60 @@ class Configs:
     cooling: np.ndarray  #: air, liquid or None (what the part was designed for)
     #: the exact shape's columns (n_heads ... experts_per_token; NaN where no shape is given)
     exact: dict[str, np.ndarray]
+    #: each name column of :data:`_CHOICES` as (codes, distinct names): every row's position among
+    #: the distinct names, so that a comparison or lookup reads each distinct name once
+    coded: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
 
     @property
     def has_shape(self) -> np.ndarray:
         """Rows with an exact shape: FLOPs and activations from it (model/shape.py)."""
         return ~np.isnan(self.exact["ffn_hidden"])
 
+    def is_(self, column: str, name: str) -> np.ndarray:
+        """Rows whose name column ``column`` is ``name`` (a bool array)."""
+        codes, uniques = self.coded[column]
+        hit = np.flatnonzero(uniques == name)
+        return codes == hit[0] if hit.size else np.zeros(codes.shape, bool)
+
+    def names(self, column: str):
+        """The name column ``column``: one name when every row has it, else the array."""
+        codes, uniques = self.coded[column]
+        return str(uniques[0]) if len(uniques) == 1 else getattr(self, column)
+
+
+@dataclass(frozen=True)
+class CatalogRows:
+    """The rows of a catalog table that the configurations name: the distinct ones (``table``,
+    indexed by id, in order of first appearance) and each configuration's position among them
+    (``codes``), so that a column is read once per distinct id and spread to the rows."""
+
+    table: pd.DataFrame  #: the distinct rows named, indexed by id
+    codes: np.ndarray  #: each configuration's row of ``table`` [position]
+
+    @property
+    def ids(self) -> list:
+        """The distinct ids, in the order of ``table``."""
+        return self.table.index.tolist()
+
+    def __getitem__(self, column: str) -> np.ndarray:
+        """The column's value of every configuration (as the table stores it)."""
+        return self.per_row(self.table[column].to_numpy())
+
+    def floats(self, column: str) -> np.ndarray:
+        """The column's value of every configuration, as floats."""
+        return self.per_row(self.table[column].to_numpy(float))
+
+    def per_row(self, values) -> np.ndarray:
+        """``values`` (one per distinct id, in the order of ``table``) for every configuration."""
+        return np.asarray(values)[self.codes]
+
 
 @dataclass(frozen=True)
 class Machines:
     """The catalog rows of every configuration and what they imply."""
 
-    spec: pd.DataFrame  #: accelerators.csv row of each configuration (in row order)
-    fabric: pd.DataFrame  #: fabrics.csv row of each configuration
+    spec: CatalogRows  #: accelerators.csv rows of the configurations
+    fabric: CatalogRows  #: fabrics.csv rows of the configurations
     cooling: np.ndarray  #: air or liquid: the racks the run is in
     peak_bf16_tflops: np.ndarray  #: dense BF16 peak [TFLOP/s]
     peak_tflops: np.ndarray  #: dense peak at the precision (BF16 where unsupported) [TFLOP/s]
@@ -162,7 +209,7 @@ class Machines:
 
 def _checked(df: pd.DataFrame, name: str, **rule) -> np.ndarray:
     return np.asarray(
-        check_number(name, _column(df, name).to_numpy(float), maximum=LIMITS.get(name), **rule),
+        check_number(name, _column(df, name), maximum=LIMITS.get(name), **rule),
         float,
     )
 
@@ -200,7 +247,7 @@ def _check_frame(configs) -> None:
 
 def _optional_shape(df: pd.DataFrame, name: str) -> np.ndarray:
     """A given layer count or width (NaN: derive it): a whole number within :data:`LIMITS`."""
-    col = _column(df, name).to_numpy(float)
+    col = _column(df, name)
     given = col[~np.isnan(col)]
     if given.size:
         check_number(name, given, positive=True, integer=True, maximum=LIMITS[name])
@@ -216,7 +263,7 @@ def _exact_shape(df: pd.DataFrame) -> dict[str, np.ndarray]:
     """The exact-shape columns: whole numbers within :data:`SHAPE_LIMITS`; a row that gives one
     gives the layers, width, heads, FFN width and vocabulary (KV heads default to the heads,
     experts to 1, dense)."""
-    cols = {k: _column(df, k).to_numpy(float) for k in ("n_layers", "d_model", *SHAPE_COLUMNS)}
+    cols = {k: _column(df, k) for k in ("n_layers", "d_model", *SHAPE_COLUMNS)}
     rows = np.zeros(len(df), bool)
     for k in SHAPE_COLUMNS:
         rows |= ~np.isnan(cols[k])
@@ -248,6 +295,27 @@ def _exact_shape(df: pd.DataFrame) -> dict[str, np.ndarray]:
     return {k: cols[k] for k in SHAPE_COLUMNS}
 
 
+def _coded(df: pd.DataFrame, name: str, values: np.ndarray, allowed) -> tuple:
+    """The name column ``values`` checked against ``allowed``, as (codes, distinct names) (see
+    :attr:`Configs.coded`); a column not given is its default in every row."""
+    if name not in df.columns:
+        check_choice(name, CONFIG_DEFAULTS[name], allowed)
+        return np.zeros(len(values), np.intp), np.array([CONFIG_DEFAULTS[name]], object)
+    codes, uniques = pd.factorize(values)
+    if (codes < 0).any() or not all(isinstance(u, str) and u in allowed for u in uniques):
+        check_choice(name, values, allowed)  # the message names the first bad value
+    return codes, np.asarray(uniques, object)
+
+
+def _fabric(df: pd.DataFrame) -> np.ndarray:
+    """The fabric column, :data:`DEFAULT_FABRIC` where none is given."""
+    if "fabric" not in df.columns:
+        filled = np.empty(len(df), dtype=object)
+        filled.fill(DEFAULT_FABRIC)
+        return filled
+    return df["fabric"].fillna(DEFAULT_FABRIC).to_numpy(object)
+
+
 def read_configs(configs: pd.DataFrame) -> Configs:
     """Step 1 of the estimate: every column checked (numbers, then names), defaults filled in."""
     _check_frame(configs)
@@ -256,7 +324,7 @@ def read_configs(configs: pd.DataFrame) -> Configs:
     n_tokens = _checked(df, "n_tokens", positive=True)
     n_gpus = _checked(df, "n_gpus", positive=True, integer=True)
     seq_len = _checked(df, "seq_len", minimum=1, integer=True)
-    active = _column(df, "n_active_params").to_numpy(float)
+    active = _column(df, "n_active_params")
     active = np.where(np.isnan(active), n_params, active)
     check_number("n_active_params", active, positive=True)
     if np.any(active > n_params * (1 + 1e-9)):
@@ -264,9 +332,8 @@ def read_configs(configs: pd.DataFrame) -> Configs:
             "n_active_params exceeds n_params in some rows; "
             "allowed: 0 < n_active_params <= n_params"
         )
-    names = {k: _column(df, k).to_numpy(object) for k in _CHOICES}
-    for k, allowed in _CHOICES.items():
-        check_choice(k, names[k], allowed)
+    names = {k: _column(df, k, object) for k in _CHOICES}
+    coded = {k: _coded(df, k, names[k], allowed) for k, allowed in _CHOICES.items()}
     return Configs(
         n_params=n_params,
         n_active_params=active,
@@ -275,22 +342,24 @@ def read_configs(configs: pd.DataFrame) -> Configs:
         seq_len=seq_len,
         n_layers=_optional_shape(df, "n_layers"),
         d_model=_optional_shape(df, "d_model"),
-        global_batch_tokens=_column(df, "global_batch_tokens").to_numpy(float),
-        accelerator=_column(df, "accelerator").to_numpy(object),
-        fabric=_column(df, "fabric").fillna(DEFAULT_FABRIC).to_numpy(object),
-        cooling=_column(df, "cooling").to_numpy(object),
+        global_batch_tokens=_column(df, "global_batch_tokens"),
+        accelerator=_column(df, "accelerator", object),
+        fabric=_fabric(df),
+        cooling=_column(df, "cooling", object),
         exact=_exact_shape(df),
+        coded=coded,
         **names,
     )
 
 
-def _rows(table: pd.DataFrame, key: str, ids: np.ndarray, what: str) -> pd.DataFrame:
-    """The rows of ``table`` for ``ids`` (in order); an unknown id lists the valid ones."""
+def _rows(table: pd.DataFrame, key: str, ids: np.ndarray, what: str) -> CatalogRows:
+    """The rows of ``table`` for ``ids``; an unknown id lists the valid ones."""
     indexed = table.set_index(key)
-    unknown = sorted({str(x) for x in pd.unique(ids) if x not in indexed.index})
+    codes, uniques = pd.factorize(ids, use_na_sentinel=False)
+    unknown = sorted({str(x) for x in uniques if x not in indexed.index})
     if unknown:
         raise ValueError(f"{what}={unknown[0]!r} is unknown; allowed: {', '.join(indexed.index)}")
-    return indexed.loc[ids]
+    return CatalogRows(table=indexed.loc[list(uniques)], codes=codes)
 
 
 def look_up_machines(cat: Catalog, cfg: Configs) -> Machines:
@@ -298,15 +367,15 @@ def look_up_machines(cat: Catalog, cfg: Configs) -> Machines:
     precision's peak."""
     spec = _rows(cat.tables["accelerators"], "accelerator_id", cfg.accelerator, "accelerator")
     fabric = _rows(cat.tables["fabrics"], "fabric_id", cfg.fabric, "fabric")
-    designed = spec["cooling_options"].to_numpy(object)
-    cooling = np.where(
-        pd.isna(cfg.cooling), np.where(designed == "liquid", "liquid", "air"), cfg.cooling
-    )
-    check_choice("cooling", cooling, COOLING)
-    peak_bf16 = spec["tflops_dense_bf16"].to_numpy(float)
+    liquid_only = spec.table["cooling_options"].to_numpy(object) == "liquid"
+    designed = spec.per_row(np.where(liquid_only, "liquid", "air"))
+    given = ~pd.isna(cfg.cooling)
+    cooling = np.where(given, cfg.cooling, designed) if given.any() else designed.astype(object)
+    check_choice("cooling", cfg.cooling[given], COOLING)  # the designed ones are allowed
+    peak_bf16 = spec.floats("tflops_dense_bf16")
     peak = np.select(
-        [cfg.precision == "fp8", cfg.precision == "fp4"],
-        [spec["tflops_dense_fp8"].to_numpy(float), spec["tflops_dense_fp4"].to_numpy(float)],
+        [cfg.is_("precision", "fp8"), cfg.is_("precision", "fp4")],
+        [spec.floats("tflops_dense_fp8"), spec.floats("tflops_dense_fp4")],
         peak_bf16,
     )
     supported = np.isfinite(peak)

@@ -91,7 +91,7 @@ def _shape(cfg: Configs, a: dict[str, float]) -> Shape:
     d = np.where(np.isnan(cfg.d_model), d_der, cfg.d_model)
     check_number("n_layers", L, positive=True)
     check_number("d_model", d, positive=True)
-    kinds = {"attention": cfg.attention, "method": cfg.method}
+    kinds = {"attention": cfg.names("attention"), "method": cfg.names("method")}
     fpt = compute.flops_per_token(
         cfg.n_params,
         n_active_params=cfg.n_active_params,
@@ -130,27 +130,26 @@ def _shape(cfg: Configs, a: dict[str, float]) -> Shape:
 
 def _derates(cfg: Configs, m: Machines, a: dict[str, float]) -> Derates:
     """Step 4: the named derates, each from ``data/assumptions.csv``."""
-    stack = m.spec["software_stack"].to_numpy(object)
-    designed = m.spec["cooling_options"].to_numpy(object)
-    throttled = (designed == "liquid") & (m.cooling == "air")
+    parts = m.spec.table
+    maturity = [a[f"software_maturity_{s}"] for s in parts["software_stack"].to_numpy(object)]
+    liquid_only = parts["cooling_options"].to_numpy(object) == "liquid"
+    throttled = m.spec.per_row(liquid_only) & (m.cooling == "air")
     is_moe = cfg.n_active_params < cfg.n_params * MOE_ACTIVE_SHARE_BELOW
     return Derates(
-        software_maturity=pd.Series(stack, dtype=object)
-        .map({s: a[f"software_maturity_{s}"] for s in pd.unique(stack)})
-        .to_numpy(float),
+        software_maturity=m.spec.per_row(np.asarray(maturity, float)),
         thermal_factor=np.where(throttled, a["air_throttle_fraction"], 1.0),
         input_pipeline_factor=np.where(
-            cfg.input_pipeline == "python", a["input_pipeline_python_factor"], 1.0
+            cfg.is_("input_pipeline", "python"), a["input_pipeline_python_factor"], 1.0
         ),
         moe_factor=np.where(is_moe, a["moe_efficiency"], 1.0),
-        qlora_factor=np.where(cfg.method == "qlora", 1.0 / a["qlora_dequant_overhead"], 1.0),
+        qlora_factor=np.where(cfg.is_("method", "qlora"), 1.0 / a["qlora_dequant_overhead"], 1.0),
         throttled=throttled,
     )
 
 
 def _step_inputs(cat, cfg, m, shape, derates, a) -> tuple[Workload, Hardware, Efficiencies]:
     """Step 5a: the step-time model's inputs (:mod:`workbook.model.step_time`)."""
-    spec, ids = m.spec, cfg.accelerator
+    spec = m.spec
     work = Workload(
         n_gpus=cfg.n_gpus,
         n_params=cfg.n_params,
@@ -160,25 +159,25 @@ def _step_inputs(cat, cfg, m, shape, derates, a) -> tuple[Workload, Hardware, Ef
         global_batch_tokens=shape.global_batch_tokens,
         flops_per_token=shape.flops_per_token,
         method=cfg.method,
-        state_bytes=state_bytes_per_param(cfg.optimizer),
+        state_bytes=state_bytes_per_param(cfg.names("optimizer")),
         activation_coefficient=shape.activation_coefficient,
     )
     hw = Hardware(
-        memory_gb=spec["memory_gb"].to_numpy(float),
+        memory_gb=spec.floats("memory_gb"),
         peak_tflops=m.peak_tflops,
-        memory_bw_tbps=spec["memory_bw_tbps"].to_numpy(float),
-        scale_up_bw_gbps=spec["scale_up_bw_gbps"].to_numpy(float),
-        scale_up_domain_gpus=spec["scale_up_domain_gpus"].to_numpy(float),
-        gpus_per_node=spec["gpus_per_node"].to_numpy(float),
-        pcie_bw_gbps=per_accelerator(cat, "pcie_bw_gbps", ids, a["pcie_bw_gbps"]),
-        fabric_bw_gbps_per_gpu=m.fabric["bw_gbps_per_gpu"].to_numpy(float),
-        fabric_efficiency=m.fabric["efficiency"].to_numpy(float),
+        memory_bw_tbps=spec.floats("memory_bw_tbps"),
+        scale_up_bw_gbps=spec.floats("scale_up_bw_gbps"),
+        scale_up_domain_gpus=spec.floats("scale_up_domain_gpus"),
+        gpus_per_node=spec.floats("gpus_per_node"),
+        pcie_bw_gbps=per_accelerator(cat, "pcie_bw_gbps", spec, a["pcie_bw_gbps"]),
+        fabric_bw_gbps_per_gpu=m.fabric.floats("bw_gbps_per_gpu"),
+        fabric_efficiency=m.fabric.floats("efficiency"),
     )
     eff = Efficiencies(
         gemm=a["gemm_efficiency"]
-        * per_accelerator(cat, "mamf_efficiency", ids, a["mamf_efficiency"]),
+        * per_accelerator(cat, "mamf_efficiency", spec, a["mamf_efficiency"]),
         precision_ratio=np.select(
-            [cfg.precision == "fp8", cfg.precision == "fp4"],
+            [cfg.is_("precision", "fp8"), cfg.is_("precision", "fp4")],
             [a["fp8_gemm_efficiency_ratio"], a["fp4_gemm_efficiency_ratio"]],
             1.0,
         ),
@@ -263,8 +262,10 @@ def _frame(cfg, m, shape, derates, layout, step, gp, band: TimeBand) -> pd.DataF
     gpu_seconds = cfg.n_gpus * wall_hours * SECONDS_PER_HOUR
     q = _band_columns(band, wall_hours, cfg.n_gpus)
 
+    every = bool(m.supported.all())
+
     def nan_if(x):
-        return np.where(m.supported, x, np.nan)
+        return x if every else np.where(m.supported, x, np.nan)
 
     out = pd.DataFrame(
         {
@@ -282,7 +283,7 @@ def _frame(cfg, m, shape, derates, layout, step, gp, band: TimeBand) -> pd.DataF
             "mfu": nan_if(shape.flops_total / (gpu_seconds * m.peak_tflops * TERA)),
             "mfu_bf16_peak": nan_if(shape.flops_total / (gpu_seconds * m.peak_bf16_tflops * TERA)),
             "memory_per_gpu_gb": layout.memory_per_gpu_gb,
-            "memory_gb_available": m.spec["memory_gb"].to_numpy(float),
+            "memory_gb_available": m.spec.floats("memory_gb"),
             "fits_in_memory": layout.fits_in_memory,
             "tp": layout.tp.astype(int),
             "pp": layout.pp.astype(int),

@@ -82,6 +82,29 @@ def sharded_state_gb(n_params, state_bytes, *, zero_stage, dp, mp) -> dict[str, 
     }
 
 
+def states_by_stage_gb(
+    term_bytes, *, stages, dp, mp: float, cache: dict | None = None
+) -> dict[int, np.ndarray]:
+    """Weights + gradients + optimizer states per GPU [GB] at each ZeRO stage of ``stages``, for
+    one model-parallel degree ``mp`` (the layout search): :func:`sharded_state_gb`'s terms and
+    sum, in its order, with each split term (and the weights + gradients of stages that split
+    them alike) computed once, across calls that pass the same ``cache`` dict too.
+    ``term_bytes``: parameters x bytes per parameter by term [B]."""
+    cache = {} if cache is None else cache
+    out = {}
+    for stage in stages:
+        on = {term: stage >= first for term, first in ZERO_SHARDED_FROM.items()}
+        for term, sharded in on.items():
+            if (term, sharded) not in cache:
+                x = term_bytes[term]
+                cache[term, sharded] = x / dp / mp / GB if sharded else x / mp / GB
+        pair = ("weights+grads", on["weights"], on["grads"])
+        if pair not in cache:
+            cache[pair] = cache["weights", on["weights"]] + cache["grads", on["grads"]]
+        out[stage] = cache[pair] + cache["optimizer", on["optimizer"]]
+    return out
+
+
 def model_state_terms_gb(
     n_params, *, zero_stage=0, dp=1, tp=1, pp=1, optimizer="adam-mixed"
 ) -> dict[str, np.ndarray]:
@@ -180,7 +203,14 @@ def activation_memory_gb(
         else np.asarray(check_number("n_heads", n_heads, positive=True), float)
     )
     c = np.asarray(check_number("coefficient", coefficient, positive=True), float)
-    sp = bool(sequence_parallel)
+    return activation_gb(s, b, h, L, t, a, c, bool(sequence_parallel), recompute, bytes_per_value)
+
+
+def activation_gb(s, b, h, L, t, a, c, sp: bool, recompute: str, bytes_per_value: float = 2.0):
+    """The formula of :func:`activation_memory_gb` on checked values (the layout search calls it
+    for every tensor degree and recompute mode, so it checks nothing): sequence ``s``, micro-batch
+    ``b``, width ``h``, layers ``L``, tensor degree ``t``, heads ``a``, coefficient ``c``,
+    sequence parallelism ``sp`` [GB]."""
     kept = c / t if sp else 10.0 + (c - 10.0) / t
     if recompute == "full":
         per_layer = 2.0 * s * b * h / (t if sp else 1.0)

@@ -31,10 +31,11 @@ import numpy as np
 
 from ..units import BITS_PER_BYTE, GB, GIGA, TERA
 from .memory import (
-    activation_memory_gb,
+    ZERO_SHARDED_FROM,
+    activation_gb,
     adapter_state_gb,
     frozen_base_bytes,
-    sharded_state_gb,
+    states_by_stage_gb,
 )
 
 TP_CHOICES = (1, 2, 4, 8, 16)
@@ -122,20 +123,29 @@ class Layout:
     micro_batches: np.ndarray  #: sequences per replica per step [count]
 
 
-def _model_states_gb(work: Workload, full, mp: float, dp, act_sel, usable, adapter_gb):
+def _model_states_gb(r: "_Rows", mp: float, dp, act_sel, n_used):
     """ZeRO stage and model states per GPU [GB] of one (tp, pp) layout: the lowest stage whose
     states fit beside the selective-recompute activations (ZeRO-1, else ZeRO-3 / FSDP; ZeRO-0 for
-    a single replica); adapter fine-tunes (``full`` False) keep ``adapter_gb``."""
-    n_params = work.n_params
-
-    def states(stage: float):
-        terms = sharded_state_gb(n_params, work.state_bytes, zero_stage=stage, dp=dp, mp=mp)
-        return terms["weights"] + terms["grads"] + terms["optimizer"]
-
-    z1 = states(1.0)
-    zero_stage = np.where(dp <= 1, 0.0, np.where(z1 + act_sel <= usable, 1.0, 3.0))
-    full_states = np.where(zero_stage == 3, states(3.0), np.where(zero_stage == 1, z1, states(0.0)))
-    return zero_stage, np.where(full, full_states, adapter_gb)
+    a single replica); adapter fine-tunes (method not ``full``) keep their adapter ledger
+    (:func:`workbook.model.memory.adapter_state_gb`). A stage no row takes is not computed."""
+    single, cache = dp <= 1, {}
+    states1 = states_by_stage_gb(r.term_bytes, stages=(1,), dp=dp, mp=mp, cache=cache)[1]
+    fit1 = states1 + act_sel <= r.usable
+    zero_stage = np.where(single, 0.0, np.where(fit1, 1.0, 3.0))
+    three = ~(single | fit1)
+    need = [stage for stage, rows in ((0, single), (3, three)) if rows.any()]
+    by_stage = states_by_stage_gb(r.term_bytes, stages=need, dp=dp, mp=mp, cache=cache)
+    full_states = states1
+    if 0 in by_stage:
+        full_states = np.where(single, by_stage[0], full_states)
+    if 3 in by_stage:
+        full_states = np.where(three, by_stage[3], full_states)
+    if r.full.all():
+        return zero_stage, full_states
+    adapter = adapter_state_gb(
+        r.work.n_params, r.base_bytes, trainable_fraction=r.lora_fraction, shard=n_used
+    )
+    return zero_stage, np.where(r.full, full_states, adapter)
 
 
 @dataclass(frozen=True)
@@ -160,7 +170,8 @@ class _Rows:
     bw: np.ndarray  #: achieved HBM bandwidth per GPU [B/s]
     step_flops: np.ndarray  #: FLOPs per token x tokens per step (before recompute) [FLOP]
     step_traffic: np.ndarray  #: HBM bytes per step outside the matmuls [B]
-    grad_bytes: np.ndarray  #: bytes of all gradients (n_params x bytes per gradient) [B]
+    #: n_params x bytes per parameter by model-state term [B] (``grads``: all the gradients)
+    term_bytes: dict
     lora_fraction: float  #: trainable share of an adapter fine-tune's parameters
 
 
@@ -170,25 +181,31 @@ def _search_rows(
     """The layout-independent inputs of :func:`candidate_layouts` and :func:`step_time` (the same
     expressions, in the same order, as per layout before: the results are bit-identical)."""
     domain = hw.scale_up_domain_gpus
-    act = {
-        (t, rc): activation_memory_gb(
-            work.seq_len,
-            1.0,
-            work.d_model,
-            work.n_layers,
-            tp=float(t),
-            recompute=rc,
-            coefficient=work.activation_coefficient,
-        )
+    s, h, L = (np.asarray(x, float) for x in (work.seq_len, work.d_model, work.n_layers))
+    c = np.asarray(work.activation_coefficient, float)
+    one = np.asarray(1.0)  # one sequence per micro-batch
+    act = {  # memory.activation_memory_gb (sequence parallel), its checks done by the estimate
+        (t, rc): activation_gb(s, one, h, L, np.asarray(float(t)), None, c, True, rc)
         for rc in ("selective", "full")
         for t in TP_CHOICES
     }
     G = work.global_batch_tokens
     n = work.n_gpus.astype(float)
+    term_bytes = {t: work.n_params * work.state_bytes[t] for t in ZERO_SHARDED_FROM}
+    full = np.asarray(work.method == "full", bool)
     return _Rows(
         # what the search reads of them (the rest is folded into the arrays below, so that
         # best_layout's reordering of the rows does not copy it)
-        work=replace(work, method=None, flops_per_token=None, seq_len=None, n_gpus=None),
+        work=replace(
+            work,
+            method=None,
+            flops_per_token=None,
+            seq_len=None,
+            n_gpus=None,
+            state_bytes=None,
+            activation_coefficient=None,
+            n_params=work.n_params if not full.all() else None,  # (the adapters' ledger)
+        ),
         eff=replace(eff, gemm=None, precision_ratio=None),
         n=n,
         usable=hw.memory_gb * usable_fraction,
@@ -196,14 +213,14 @@ def _search_rows(
         layer_cap=np.maximum(1.0, np.floor(work.n_layers)),
         seqs=np.maximum(1.0, np.floor(G / work.seq_len)),
         base_bytes=np.asarray(frozen_base_bytes(work.method), float),
-        full=np.asarray(work.method == "full", bool),
+        full=full,
         act=act,
         **dict(zip(("local_bw", "local_group", "fabric_bw"), _local_links(hw, eff))),
         rate=hw.peak_tflops * TERA * eff.gemm * eff.precision_ratio,
         bw=hw.memory_bw_tbps * TERA * eff.memory_bw,
         step_flops=work.flops_per_token * G,
         step_traffic=eff.memory_traffic * G * work.n_layers * work.d_model,
-        grad_bytes=work.n_params * work.state_bytes["grads"],
+        term_bytes=term_bytes,
         lora_fraction=lora_fraction,
     )
 
@@ -221,21 +238,20 @@ def _take(obj, rows, n: int):
 
 
 def _layout_of(r: _Rows, t: int, p: int, dp, valid) -> Layout:
-    """The (``t``, ``p``) layout of the rows of ``r``: ZeRO stage, recompute and memory."""
+    """The (``t``, ``p``) layout of the rows of ``r``: ZeRO stage, recompute and memory (``tp``
+    and ``pp`` as scalars: :func:`pick_layout` broadcasts them)."""
     mp = float(t * p)
     dp = np.maximum(dp, 1.0)
     n_used = np.minimum(r.n, mp * dp)
     act_sel = r.act[t, "selective"]
-    adapter = adapter_state_gb(
-        r.work.n_params, r.base_bytes, trainable_fraction=r.lora_fraction, shard=n_used
-    )
-    zero_stage, states = _model_states_gb(r.work, r.full, mp, dp, act_sel, r.usable, adapter)
-    recompute = np.where(states + act_sel <= r.usable, 0.0, 1.0)
-    activations = np.where(recompute == 1, r.act[t, "full"], act_sel)
+    zero_stage, states = _model_states_gb(r, mp, dp, act_sel, n_used)
+    selective = states + act_sel <= r.usable
+    recompute = np.where(selective, 0.0, 1.0)
+    activations = np.where(selective, act_sel, r.act[t, "full"])
     mem = states + activations
     return Layout(
-        tp=np.full(r.n.shape, float(t)),
-        pp=np.full(r.n.shape, float(p)),
+        tp=float(t),
+        pp=float(p),
         dp=dp,
         n_used=n_used,
         zero_stage=zero_stage,
@@ -299,15 +315,16 @@ def _keep_better(best: list, layout: Layout, step: dict, rows) -> None:
         copied = {f.name: own(getattr(layout, f.name)) for f in fields(Layout)}
         best[:] = [Layout(**copied), {k: own(v) for k, v in step.items()}, score]
         return
-    if rows is None or isinstance(rows, (int, np.integer)):
-        cut = slice(None) if rows is None else slice(0, int(rows))
-        better = np.flatnonzero(score < best[2][cut])  # the rows of cut (a prefix) it wins
-        at = better
-    else:  # an index array
-        better = np.flatnonzero(score < best[2][rows])
-        at = rows[better]
     pairs = [(getattr(best[0], f.name), getattr(layout, f.name)) for f in fields(Layout)]
     pairs += [(best[1][k], step[k]) for k in best[1]] + [(best[2], score)]
+    if rows is None or isinstance(rows, (int, np.integer)):
+        cut = slice(None) if rows is None else slice(0, int(rows))
+        better = score < best[2][cut]  # the rows of cut (a prefix) it wins
+        for dest, new in pairs:
+            np.copyto(dest[cut], new, where=better)
+        return
+    better = np.flatnonzero(score < best[2][rows])  # rows: an index array
+    at = rows[better]
     for dest, new in pairs:
         dest[at] = np.broadcast_to(new, score.shape)[better]
 
@@ -346,7 +363,9 @@ def _dp_comm_s(r: _Rows, layout: Layout):
     """Data-parallel gradient reduction [s], hierarchical: reduce-scatter inside the local group,
     all-reduce of the 1/g slice across groups over each GPU's share of the fabric."""
     t, p, dp = layout.tp, layout.pp, layout.dp
-    shard_bytes = np.where(r.full, r.grad_bytes / (t * p), 0.0)
+    shard_bytes = r.term_bytes["grads"] / (t * p)
+    if not r.full.all():
+        shard_bytes = np.where(r.full, shard_bytes, 0.0)
     volume = np.where(layout.zero_stage >= 3, ZERO3_COMM_VOLUME, 1.0)
     g = np.maximum(1.0, np.minimum(dp, np.floor(r.local_group / t)))
     groups = np.maximum(1.0, dp / g)
@@ -357,15 +376,14 @@ def _dp_comm_s(r: _Rows, layout: Layout):
 
 def _tp_comm_s(r: _Rows, layout: Layout):
     """Tensor-parallel all-reduces [s] of one replica's share of the step, over the local link
-    when the tensor-parallel group fits in the local group, else over the fabric."""
+    when the tensor-parallel group fits in the local group, else over the fabric (a layout of
+    :func:`candidate_layouts`: ``tp`` and ``pp`` scalars; 0 without tensor parallelism)."""
     t, p, dp = layout.tp, layout.pp, layout.dp
+    if t <= 1:
+        return 0.0
     tp_link = np.where(t <= r.local_group, r.local_bw, r.fabric_bw)
     tokens_layers = (r.work.global_batch_tokens / dp) * (r.work.n_layers / p)
-    return np.where(
-        t > 1,
-        tokens_layers * TP_BYTES_PER_TOKEN_LAYER_DMODEL * r.work.d_model * (t - 1) / t / tp_link,
-        0.0,
-    )
+    return tokens_layers * TP_BYTES_PER_TOKEN_LAYER_DMODEL * r.work.d_model * (t - 1) / t / tp_link
 
 
 #: The components of :func:`step_time` that add up to ``step_s`` [s per optimizer step], in stacking
@@ -383,23 +401,35 @@ STEP_COLUMNS = (
 
 
 def step_time(r: _Rows, layout: Layout) -> dict[str, np.ndarray]:
-    """Seconds per optimizer step and its components [s] (dict of arrays, in column order) of the
-    rows of ``r`` (:func:`_search_rows`) in ``layout``."""
+    """Seconds per optimizer step and its components [s] (dict of arrays, in column order, but
+    ``derate_s``: :func:`best_layout` adds it for the winners) of the rows of ``r``
+    (:func:`_search_rows`) in ``layout`` (one of :func:`candidate_layouts`: scalar tp and pp).
+    Terms that are 0 for the layout (no tensor parallelism) are not added: x + 0 is x."""
     eff, n_used, p = r.eff, layout.n_used, layout.pp
-    recompute_overhead = np.where(
-        layout.recompute == 1, eff.full_recompute_overhead, eff.selective_recompute_overhead
+    factor = np.where(
+        layout.recompute == 1,
+        1.0 + eff.full_recompute_overhead,
+        1.0 + eff.selective_recompute_overhead,
     )
-    matmul = r.step_flops * (1.0 + recompute_overhead) / (n_used * r.rate)
+    matmul = r.step_flops * factor / (n_used * r.rate)
     memory = r.step_traffic / (n_used * r.bw)
     optimizer = 2.0 * layout.state_gb * GB / r.bw
+    compute = matmul + memory
 
     dp_comm = _dp_comm_s(r, layout)
-    dp_exposed = np.maximum(0.0, dp_comm - eff.dp_overlap * (BACKWARD_SHARE * (matmul + memory)))
+    dp_exposed = np.maximum(0.0, dp_comm - eff.dp_overlap * (BACKWARD_SHARE * compute))
     tp_exposed = (1.0 - eff.tp_overlap) * _tp_comm_s(r, layout)
-
-    v = np.maximum(1.0, np.minimum(eff.virtual_stages, np.floor(r.work.n_layers / p)))
-    bubble = (p - 1.0) / (v * layout.micro_batches) * (matmul + memory + tp_exposed)
-    total = (matmul + memory + optimizer + dp_exposed + tp_exposed + bubble) / eff.derate
+    if layout.tp > 1:
+        compute_tp = compute + tp_exposed
+        total = compute + optimizer + dp_exposed + tp_exposed
+    else:  # tp_exposed is 0: the sums are those without it
+        compute_tp, total = compute, compute + optimizer + dp_exposed
+    if p > 1:
+        v = np.maximum(1.0, np.minimum(eff.virtual_stages, np.floor(r.work.n_layers / p)))
+        bubble = (p - 1.0) / (v * layout.micro_batches) * compute_tp
+    else:  # (p - 1) / (v m) is 0: 0 x the compute (NaN where it is not finite)
+        bubble = compute_tp * 0.0
+    total = (total + bubble) / eff.derate
     return {
         "step_s": total,
         "matmul_s": matmul,
@@ -409,7 +439,6 @@ def step_time(r: _Rows, layout: Layout) -> dict[str, np.ndarray]:
         "dp_exposed_s": dp_exposed,
         "tp_exposed_s": tp_exposed,
         "bubble_s": bubble,
-        "derate_s": total - total * eff.derate,
     }
 
 
@@ -431,6 +460,7 @@ def best_layout(
     r = _take(r, order, size)
     steps = ((lay, step_time(sub, lay), rows) for lay, sub, rows in candidate_layouts(r))
     layout, step = pick_layout(steps)
+    step["derate_s"] = step["step_s"] - step["step_s"] * r.eff.derate
     back = np.empty_like(order)
     back[order] = np.arange(size)
     return _take(layout, back, size), _take(step, back, size)

@@ -112,7 +112,8 @@ class TimeBand:
 def _has_evidence(catalog: Catalog, mask_of, accelerator: np.ndarray) -> np.ndarray:
     """Whether each configuration's part has a row of ``mask_of`` in data/published_runs.csv."""
     runs = catalog.tables["published_runs"]
-    return pd.Series(accelerator).isin(runs.loc[mask_of(runs), "accelerator_id"]).to_numpy()
+    codes, parts = pd.factorize(np.asarray(accelerator, object))  # each distinct part once
+    return pd.Series(parts).isin(runs.loc[mask_of(runs), "accelerator_id"]).to_numpy()[codes]
 
 
 def tuned_stack_factor(catalog: Catalog, accelerator, a: dict) -> np.ndarray:
