@@ -3,6 +3,7 @@ Voila renders from it, checked without a browser or a kernel."""
 
 import asyncio
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 import nbformat
 from voila.exporter import VoilaExporter
@@ -56,7 +57,9 @@ def _page(share) -> str:
         parts = exporter.generate_from_notebook_node(nb, resources, extra_context=context)
         return "".join([html async for html, _ in parts])
 
-    return asyncio.run(render())
+    # Its own thread: a session's sync playwright (the e2e tests) keeps a loop running in this one.
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, render()).result()
 
 
 def test_the_preview_comes_before_every_blocking_script_and_stylesheet(tmp_path):

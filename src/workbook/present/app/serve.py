@@ -3,7 +3,8 @@ another port; ``python -m workbook app``).
 
 Voila's ``lab`` template links Font Awesome from a CDN (voila#539); we generate a two-file template
 ``offline`` that extends it without those lines, from the *installed* template so it follows the
-pinned Voila (../shared/reference/jupyter_stack.md). Settings live in the committed ``voila.json``;
+pinned Voila (../shared/reference/jupyter_stack.md), with its styles after the cells so the static
+preview paints first (:data:`LATE_STYLES`). Settings live in the committed ``voila.json``;
 the server itself is :class:`workbook.present.app.gate.WorkbookVoila` (a cap on kernels).
 """
 
