@@ -8,6 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+from traitlets.config import Config
+from voila.execute import VoilaExecutor
 
 from workbook.present.app.gate import RETRY_S, CappedKernelManager, busy_page
 
@@ -87,6 +89,16 @@ def test_voila_json_caps_kernels_and_frees_a_closed_tab_within_a_minute():
     assert cull["cull_connected"] is False  # an open page keeps its kernel
     assert cull["cull_idle_timeout"] + cull["cull_interval"] <= 60
     assert "disable_check_xsrf" not in json.dumps(conf)
+
+
+def test_a_pool_kernel_under_load_keeps_the_apps_outputs():
+    """nbclient waits ``iopub_timeout`` (default 4 s) after a cell's reply for the cell's outputs,
+    then drops the rest ("Timeout waiting for IOPub output"): at load ~20 a pool kernel lost the
+    app cell's outputs and its visitor got a page with neither the preview nor the app. The wait
+    ends as soon as the kernel reports idle, so a long bound costs nothing when outputs arrive."""
+    conf = json.loads((REPO / "voila.json").read_text())
+    executor = VoilaExecutor(None, config=Config(conf))
+    assert 30 <= executor.iopub_timeout <= executor.timeout
 
 
 def test_a_refill_waits_for_a_cpu_and_for_the_rush_to_pass_unless_the_pool_ran_dry():
