@@ -20,6 +20,7 @@ import pytest
 from framework_configs import NEMO_LLAMA31_8B, NEMO_MIXTRAL_8X7B, TORCHTITAN_LLAMA3_8B
 from hf_configs import LLAMA3_8B, LLAMA3_70B, MIXTRAL_8X7B
 
+import workbook.present.app.model_upload as mu
 from workbook.decide import Scenario, recommend
 from workbook.present.app.model_upload import (
     kernel_dir,
@@ -247,3 +248,17 @@ def test_the_private_copy_never_replaces_a_file():
     assert len(a.sha256) == 64
     for p in (a.path, b.path):
         os.unlink(p)
+
+
+def test_a_readers_unexpected_error_is_a_message_too(app_with_70b, monkeypatch):
+    """Not a ValueError (a bug of a reader): still one message, no copy left, nothing changed."""
+    def broken(path):
+        raise TypeError("unhashable type: 'list'")
+
+    monkeypatch.setattr(mu, "read_model_config", broken)
+    app = app_with_70b
+    headline, copies = app.headline.value, _copies()
+    assert not app.model_config.load("config.json", b'{"a": 1}')
+    error = app.model_config.error.value.replace("&#x27;", "'")
+    assert error.startswith("Model config not used: 'config.json' could not be read (TypeError)")
+    assert app.headline.value == headline and _copies() == copies

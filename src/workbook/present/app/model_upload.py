@@ -119,6 +119,11 @@ def save_upload(name: str, content: bytes) -> UploadedConfig:
         why = str(e) if isinstance(e, ValueError) else f"is nested too deeply; allowed: {ALLOWED}"
         why = _named(why, path, name).removeprefix("model config ")
         raise ModelConfigError(why if what in why else f"{what}: {why}") from None
+    except Exception as e:  # a reader's own bug must not become a silent, dead upload
+        discard(path)
+        raise ModelConfigError(
+            f"{what} could not be read ({type(e).__name__}); allowed: {ALLOWED}"
+        ) from None
     return UploadedConfig(safe_name(name), path, bytes(content), config)
 
 
