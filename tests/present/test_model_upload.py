@@ -252,6 +252,7 @@ def test_the_private_copy_never_replaces_a_file():
 
 def test_a_readers_unexpected_error_is_a_message_too(app_with_70b, monkeypatch):
     """Not a ValueError (a bug of a reader): still one message, no copy left, nothing changed."""
+
     def broken(path):
         raise TypeError("unhashable type: 'list'")
 
