@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -199,6 +200,31 @@ def jupyter_lab(root: Path, port: int | None = None):
     finally:
         _stop(proc)
         log.close()
+
+
+@contextlib.contextmanager
+def lab_over_copies(root: Path, names):
+    """JupyterLab over copies of ``notebooks/<name>.ipynb`` put in ``root`` (what a notebook
+    writes lands there, never in the checkout); yields its URL."""
+    for name in names:
+        shutil.copy(REPO / "notebooks" / f"{name}.ipynb", root)
+    with jupyter_lab(root) as url:
+        yield url
+
+
+def open_notebook(page, url: str, name: str) -> None:
+    """Open ``name``.ipynb in the JupyterLab at ``url`` with a fresh layout and wait until its
+    kernel is idle."""
+    page.goto(f"{url}lab/tree/{name}.ipynb?reset", timeout=120_000)
+    page.wait_for_selector(".jp-Notebook", timeout=120_000)
+    page.get_by_text(re.compile(r"\| Idle$")).first.wait_for(timeout=120_000)
+
+
+def lab_menu(page, menu: str, command: str) -> None:
+    """Click JupyterLab's menu ``menu`` (``Run``) then its item ``command``
+    (``runmenu:run-all``), as a reader does."""
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(f"^{menu}$")).click()
+    page.locator(f"[data-command='{command}']").click()
 
 
 # --- the browser ---------------------------------------------------------------------------------

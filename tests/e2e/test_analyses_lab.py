@@ -8,24 +8,23 @@ test_memo_lab). Screenshots (1400 px wide) go to artifacts/screenshots/analysis-
 from __future__ import annotations
 
 import re
-import shutil
-from pathlib import Path
 
 import pytest
 
 pytest.register_assert_rewrite("browser")
 from browser import (  # noqa: E402
     SHUT_DOWN_KERNELS,
-    jupyter_lab,
+    lab_menu,
+    lab_over_copies,
     needs_chromium,
     offline_page,
+    open_notebook,
     screenshot,
 )
 
 pytest_plugins = ["browser"]
 pytestmark = needs_chromium
 
-REPO = Path(__file__).resolve().parents[2]
 #: Seconds for an analysis to run in a fresh kernel (07 refits leave-one-out).
 RUN_TIMEOUT_S = 240
 
@@ -38,10 +37,7 @@ SUMMARY = {
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    root = tmp_path_factory.mktemp("analyses")
-    for name in SUMMARY:
-        shutil.copy(REPO / "notebooks" / f"{name}.ipynb", root)
-    with jupyter_lab(root) as url:
+    with lab_over_copies(tmp_path_factory.mktemp("analyses"), SUMMARY) as url:
         yield url
 
 
@@ -50,15 +46,11 @@ def test_an_analysis_runs_to_its_summary_in_jupyterlab(browser, lab, name):
     outside: list[str] = []
     context, page = offline_page(browser, outside)
     try:
-        page.goto(f"{lab}lab/tree/{name}.ipynb?reset", timeout=120_000)
-        page.wait_for_selector(".jp-Notebook", timeout=120_000)
-        page.get_by_text(re.compile(r"\| Idle$")).first.wait_for(timeout=120_000)
+        open_notebook(page, lab, name)
         # clear the stored outputs first, so the summary seen is the one this run printed
-        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile("^Edit$")).click()
-        page.locator("[data-command='editmenu:clear-all']").click()
+        lab_menu(page, "Edit", "editmenu:clear-all")
         assert page.locator(".jp-OutputArea-output").count() == 0
-        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile("^Run$")).click()
-        page.locator("[data-command='runmenu:run-all']").click()
+        lab_menu(page, "Run", "runmenu:run-all")
         # the summary cell (the one nbval checks) shows this run's output
         summary = page.locator(".jp-CodeCell", has_text="NBVAL_CHECK_OUTPUT").first
         summary.scroll_into_view_if_needed()

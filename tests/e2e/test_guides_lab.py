@@ -17,9 +17,11 @@ import pytest
 pytest.register_assert_rewrite("browser")
 from browser import (  # noqa: E402
     SHUT_DOWN_KERNELS,
-    jupyter_lab,
+    lab_menu,
+    lab_over_copies,
     needs_chromium,
     offline_page,
+    open_notebook,
     screenshot,
     start_voila,
 )
@@ -62,9 +64,7 @@ CHANGES = {
 def lab(tmp_path_factory):
     """One JupyterLab over copies of the guides (the choices file is written next to them)."""
     root = tmp_path_factory.mktemp("guides")
-    for name in CHANGES:
-        shutil.copy(REPO / "notebooks" / f"{name}.ipynb", root)
-    with jupyter_lab(root) as url:
+    with lab_over_copies(root, CHANGES) as url:
         yield url, root
 
 
@@ -104,11 +104,8 @@ def _change(page, how):
 
 
 def _run_all(page, url: str, name: str):
-    page.goto(f"{url}lab/tree/{name}.ipynb?reset", timeout=120_000)
-    page.wait_for_selector(".jp-Notebook", timeout=120_000)
-    page.get_by_text(re.compile(r"\| Idle$")).first.wait_for(timeout=120_000)  # the kernel is up
-    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile("^Run$")).click()
-    page.locator("[data-command='runmenu:run-all']").click()
+    open_notebook(page, url, name)
+    lab_menu(page, "Run", "runmenu:run-all")
     page.wait_for_selector(".wb-headline", state="attached", timeout=RUN_TIMEOUT_S * 1000)
 
 
