@@ -82,6 +82,20 @@ def test_hf_config_sets_the_sizes(tmp_path):
         Scenario(**BASE, hf_config=str(p))
 
 
+def test_a_framework_files_sequence_length_is_the_runs_unless_the_scenario_gives_one(tmp_path):
+    """torchtitan's Llama 3 8B TOML says ``[training] seq_len = 8192`` (tests/framework_configs.py):
+    a scenario without seq_len trains at 8,192; one that gives 2,048 keeps it; a config.json
+    (no training sequence length) leaves the default 4,096."""
+    p = tmp_path / "llama3_8b.toml"
+    p.write_text(TORCHTITAN_LLAMA3_8B, encoding="utf-8")
+    base = {k: v for k, v in BASE.items() if k not in ("n_params", "seq_len")}
+    assert Scenario(**base, hf_config=str(p)).seq_len == 8192
+    assert Scenario(**base, hf_config=str(p), seq_len=2048).seq_len == 2048
+    j = tmp_path / "config.json"
+    j.write_text(json.dumps(MIXTRAL_8X7B), encoding="utf-8")
+    assert Scenario(**base, hf_config=str(j)).seq_len == 4096
+
+
 @pytest.mark.parametrize(
     "content, match",
     [

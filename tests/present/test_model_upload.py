@@ -164,6 +164,23 @@ def test_clear_returns_to_the_size_inputs_as_they_were(app):
     assert app.model_config.summary.value == "" and app.model_config.clear_button.disabled
 
 
+def test_a_framework_files_sequence_length_is_applied_and_clear_restores_it(app):
+    """The NeMo Llama 3.1 8B YAML trains at ``seq_length: 8192`` (tests/framework_configs.py): the
+    run is planned at 8,192 and the Sequence length input shows it; Clear goes back to the
+    preset's 4,096 unless the reader changed it since."""
+    before = app.rec.scenario.seq_len
+    assert before == 4096
+    assert app.model_config.load("llama3_1_8b.yaml", NEMO_LLAMA31_8B.encode())
+    assert app.rec.scenario.seq_len == 8192 and app.inputs["seq_len"].value == "8192"
+    assert "8,192 tokens, is now the run&#x27;s" in app.model_config.summary.value
+    app.model_config.clear_button.click()
+    assert app.rec.scenario.seq_len == before and app.inputs["seq_len"].value == "4096"
+    assert app.model_config.load("llama3_1_8b.yaml", NEMO_LLAMA31_8B.encode())
+    app.inputs["seq_len"].value = "2048"
+    app.model_config.clear_button.click()
+    assert app.rec.scenario.seq_len == 2048 and app.rec.scenario.hf_config is None
+
+
 def test_other_inputs_keep_working_with_a_config_and_a_preset_forgets_it(app):
     app.model_config.load("config.json", _json(LLAMA3_70B))
     app.inputs["deadline_days"].value = "30"

@@ -244,7 +244,8 @@ class Scenario(BaseModel):
             "or torchtitan TOML (.toml), read offline, at most 1 MB: its exact "
             "shape (layers, width, heads, KV heads, FFN, vocabulary, experts) sets n_params and "
             "n_active_params when absent (given ones must agree within 1 %), and the FLOPs and "
-            "activation memory of every option."
+            "activation memory of every option; a YAML's or TOML's training sequence length "
+            "sets seq_len when the scenario does not give it."
         ),
     )
 
@@ -318,6 +319,7 @@ class Scenario(BaseModel):
         if not isinstance(path, str):
             raise ValueError(f"hf_config={shown(path)} is not a path; allowed: a config.json path")
         try:
+            config = read_model_config(path)
             given = with_shape(
                 {
                     "n_params": data.get("n_params"),
@@ -325,15 +327,19 @@ class Scenario(BaseModel):
                     "n_layers": None,
                     "d_model": None,
                 },
-                read_model_config(path).shape,
+                config.shape,
             )
         except ValueError as e:
             raise ValueError(f"hf_config={shown(path)}: {e}") from None
         active = given["n_active_params"]
+        # A Megatron / torchtitan file's training sequence length is the run's unless the
+        # scenario gives its own (a config.json gives none: its context window is not one).
+        seq = {"seq_len": config.seq_len} if config.seq_len and data.get("seq_len") is None else {}
         return {
             **data,
             "n_params": given["n_params"],
             "n_active_params": active if active < given["n_params"] else None,
+            **seq,
         }
 
     @model_validator(mode="after")

@@ -134,10 +134,12 @@ def discard(path: str) -> None:
 
 
 def with_config(s: Scenario, up: UploadedConfig) -> Scenario:
-    """Scenario ``s`` planned with the uploaded config: ``hf_config`` set, the sizes from the
-    file. Raises :class:`ModelConfigError` (naming the file) when the scenario refuses it."""
+    """Scenario ``s`` planned with the uploaded config: ``hf_config`` set, the sizes (and a YAML's
+    or TOML's training sequence length) from the file. Raises :class:`ModelConfigError` (naming
+    the file) when the scenario refuses it."""
+    seq = {"seq_len": up.config.seq_len} if up.config.seq_len else {}
     try:
-        return s.replace(hf_config=up.path, **dict.fromkeys(SIZE_FIELDS))
+        return s.replace(hf_config=up.path, **dict.fromkeys(SIZE_FIELDS), **seq)
     except ScenarioError as e:
         why = "; ".join(_named(f"{f}: {m}", up.path, up.name) for f, _, m in e.errors)
         raise ModelConfigError(f"{shown(short_name(up.name))}: {why}") from None
@@ -162,8 +164,8 @@ def shape_html(up: UploadedConfig) -> str:
         else "all active"
     )
     seq = (
-        f" The file's sequence length, {c.seq_len:,} tokens, is not applied: the Sequence "
-        "length input above sets the run's."
+        f" The file's sequence length, {c.seq_len:,} tokens, is now the run's (the Sequence "
+        "length input; change it there)."
         if c.seq_len
         else ""
     )
@@ -207,7 +209,8 @@ class ModelConfigPanel:
     ):
         self.scenario, self.on_scenario = scenario, on_scenario
         self.current: UploadedConfig | None = None
-        #: n_params, n_active_params before the first upload (what Clear goes back to).
+        #: n_params, n_active_params and seq_len before the first upload (what Clear goes back
+        #: to; seq_len only if it is still the file's).
         self.sizes: dict[str, float | None] = {}
         accept = ",".join(CONFIG_SUFFIXES)
         self.upload = w.FileUpload(accept=accept, multiple=False, description="Upload")
@@ -241,7 +244,7 @@ class ModelConfigPanel:
             self.error.value = escape(f"Model config not used: {e}")
             return False
         if self.current is None:
-            self.sizes = {f: getattr(base, f) for f in SIZE_FIELDS}
+            self.sizes = {f: getattr(base, f) for f in (*SIZE_FIELDS, "seq_len")}
         self.error.value = ""
         self.show(up)
         self.on_scenario(s)
@@ -263,8 +266,11 @@ class ModelConfigPanel:
         self.error.value = ""
         base = self.scenario()
         if base.hf_config is not None:
+            back = dict(self.sizes)
+            if self.current is None or base.seq_len != self.current.config.seq_len:
+                back.pop("seq_len", None)  # the reader changed it since: theirs stays
             try:
-                s = base.replace(hf_config=None, **self.sizes)
+                s = base.replace(hf_config=None, **back)
             except ScenarioError as e:  # the sizes from before were valid: not expected
                 self.error.value = escape(f"Model config not cleared: {e}")
                 return

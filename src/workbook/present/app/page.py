@@ -247,9 +247,10 @@ class WorkbookApp:
 
     def set_model_scenario(self, s: Scenario):
         """Plan with ``s``: the active scenario with an uploaded model config (its sizes from the
-        file) or without it (the sizes from before); the other inputs stay as typed."""
+        file, and a framework file's sequence length) or without it (the sizes from before); the
+        other inputs stay as typed."""
         self.scenario = s
-        self._load(s, fields=FROM_CONFIG)
+        self._load(s, fields=(*FROM_CONFIG, "seq_len"))
         self._guard(self.update)
 
     def _on_preset(self, button):
