@@ -50,6 +50,7 @@ from browser import CHROMIUM, CHROMIUM_ARGS, free_port, is_local  # noqa: E402
 RECOMMENDATION = re.compile(r"^\s*(Rent|Buy|Nothing in the catalog)")
 LIVE = "#wb-recommendation"
 BUSY = "#wb-busy-page"
+WAIT = "#wb-wait-page"
 ANNOUNCED = "Serving the workbook on "
 
 
@@ -208,7 +209,7 @@ async def visit(browser, url: str, timeout_s: float, blocked: list[str], keep: b
     context = await browser.new_context(viewport={"width": 1400, "height": 1000})
     await _block_outside(context, blocked)
     page = await context.new_page()
-    out: dict = {"rec": None, "live": None, "busy": False, "error": None}
+    out: dict = {"rec": None, "live": None, "busy": False, "waited": False, "error": None}
     t0 = time.perf_counter()
     try:
         await page.goto(url, wait_until="commit", timeout=timeout_s * 1000)
@@ -219,6 +220,7 @@ async def visit(browser, url: str, timeout_s: float, blocked: list[str], keep: b
             out["busy"] = True
         else:
             out["rec"] = time.perf_counter() - t0
+            out["waited"] = await page.locator(WAIT).count() > 0  # the wait room's page first
             await page.wait_for_selector(LIVE, state="visible", timeout=timeout_s * 1000)
             out["live"] = time.perf_counter() - t0
     except Exception as e:  # a timeout or a broken page: counted and shown, never fatal
@@ -319,6 +321,8 @@ async def room(browser, server: Server, n: int, timeout_s: float, blocked: list[
     print(f"visitors_{n}_recommendation_s: {pcts(rec)} ({len(rec)} of {n})")
     print(f"visitors_{n}_live_s: {pcts(live)} ({len(live)} of {n})")
     print(f"visitors_{n}_busy_page: {busy}")
+    waited = sum(r["waited"] for r in results)
+    print(f"visitors_{n}_wait_room: {waited} (the recommendation there, then live by itself)")
     print(f"visitors_{n}_failures: {len(errors)}")
     for e in errors:
         print(f"  {e}")

@@ -62,3 +62,33 @@ def test_a_visitor_beyond_the_cap_gets_the_busy_page(tmp_path):
         assert "The workbook is busy: try again in a moment" in body
         assert "1 people are using it" in body
         assert server.log().count("Kernel started") == 1  # no kernel beyond the cap
+
+
+def test_a_visitor_without_a_ready_kernel_waits_with_the_recommendation_and_goes_live(
+    browser, tmp_path
+):
+    """Pool of 1: the first visitor takes it; the second is answered at once with the wait page
+    (the default recommendation from the kernel's preview, their place), and the page goes live
+    by itself once the refill has run the notebook; it never saw a blank tab."""
+    small = ("--VoilaConfiguration.default_pool_size=1", "--CappedKernelManager.max_kernels=3")
+    with start_voila(extra_args=small, log_dir=tmp_path) as server:
+        t0 = time.monotonic()
+        while "Serving the workbook on" not in server.log() and time.monotonic() - t0 < 180:
+            time.sleep(0.5)
+        with urllib.request.urlopen(server.url, timeout=60) as r:  # takes the pool's kernel
+            assert "wb-preview" in r.read().decode()
+        t1 = time.monotonic()
+        with urllib.request.urlopen(server.url, timeout=10) as r:
+            waiting = r.read().decode()
+            cookies = " ".join(r.headers.get_all("Set-Cookie") or [])
+            assert r.status == 200 and "wb_wait=" in cookies
+        assert time.monotonic() - t1 < 5 and "wb-wait-page" in waiting and "you are next" in waiting
+        assert "Recommendation for" in waiting and "wb-preview' hidden" not in waiting
+        context, page = offline_page(browser, [])
+        try:
+            page.goto(server.url, wait_until="commit", timeout=30_000)
+            page.get_by_text("Recommendation for").first.wait_for(state="visible", timeout=10_000)
+            page.wait_for_selector("#wb-recommendation", state="visible", timeout=180_000)
+            assert not page.locator("#wb-wait-page").count()
+        finally:
+            context.close()

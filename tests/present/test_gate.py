@@ -11,7 +11,17 @@ from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelMana
 from traitlets.config import Config
 from voila.execute import VoilaExecutor
 
-from workbook.present.app.gate import RETRY_S, CappedKernelManager, busy_page
+import workbook.present.app.gate as gate
+from workbook.present.app.gate import (
+    RETRY_S,
+    WAIT_GONE_S,
+    CappedKernelManager,
+    busy_page,
+    read_preview,
+    wait_page,
+)
+from workbook.present.app.serve import PREVIEW_FILE_ENV
+from workbook.present.app.warm import leave_preview
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -120,3 +130,51 @@ def test_a_refill_waits_for_a_cpu_and_for_the_rush_to_pass_unless_the_pool_ran_d
     km = _manager(["v1"], [refill], cap=10)
     km.last_visit = time.monotonic()
     assert not km._must_wait(refill)  # the pool ran dry: the next visitor needs a kernel now
+
+
+def test_the_wait_room_hands_out_ready_kernels_in_the_order_of_arrival(monkeypatch):
+    clock = [100.0]
+    monkeypatch.setattr(gate.time, "monotonic", lambda: clock[0])
+    warming = _started("p2", warming=True)
+    km = _manager(["v1", "p2"], [warming], cap=10)
+    a, ahead_a = km.place(None)
+    clock[0] += 0.5
+    b, ahead_b = km.place(None)
+    assert (ahead_a, ahead_b) == (0, 1) and a != b and km.queued() == 2
+    assert km.finished_in_pool() == 0  # p2 still runs the notebook: both wait
+    assert km.place(b) == (b, 1)  # b asks again: same ticket, same place
+    assert km.place("forged")[1] == 2  # an unknown ticket is a new arrival, last in line
+    pool = km._pools["app.ipynb"]
+    pool.insert(0, warming)  # the finished one is put first, where Voila takes the next kernel
+    pool[1] = _started("p3")
+    assert km.finished_in_pool() == 1 and km._finished(pool[0])
+    km.leave(a)  # a is given p3; b is now first
+    clock[0] += 1.0
+    assert km.place(b)[1] == 0
+    clock[0] += WAIT_GONE_S + 1  # b's page stopped asking (tab closed): b has left the queue
+    assert km.queued() == 0
+
+
+def test_visitors_in_the_wait_room_make_the_pool_refill_at_once(monkeypatch):
+    refill = asyncio.new_event_loop().create_future()
+    km = _manager(["p1", "v1"], [_started("p1", warming=True), refill], cap=10)
+    km.max_warming, km.quiet_s, km.last_visit = 2, 20.0, time.monotonic()
+    assert km._must_wait(refill)  # a visitor just arrived, a kernel is in the pool: after the rush
+    km.place(None)  # but somebody waits for a kernel that has run the notebook
+    assert not km._must_wait(refill)
+
+
+def test_the_wait_page_shows_the_kernels_preview_and_the_visitors_place(tmp_path):
+    path = tmp_path / "cache" / "preview-8866.html"
+    env = {PREVIEW_FILE_ENV: str(path)}
+    assert read_preview(env) is None  # no kernel has run yet
+    preview = "<div class='wb-preview' hidden data-preset='x'>Rent 64 H100 on demand</div>"
+    leave_preview(preview, env)
+    assert path.read_text() == preview and list(path.parent.iterdir()) == [path]
+    shown = read_preview(env)
+    assert shown == "<div class='wb-preview' data-preset='x'>Rent 64 H100 on demand</div>"
+    leave_preview(preview, {})  # outside the app server: nothing written anywhere
+    first, third = wait_page(shown, 0), wait_page(shown, 2)
+    assert "you are next" in first and "2 visitors before you" in third
+    assert 'http-equiv="refresh" content="2"' in first and "Rent 64 H100 on demand" in first
+    assert 'id="wb-wait-page"' in first

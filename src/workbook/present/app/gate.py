@@ -16,6 +16,11 @@ visitor can be served (``make app``; :func:`workbook.present.app.serve.voila_com
   (at most ``max_warming`` running the notebook at once), so the first is ready after its own
   start rather than after all of them; a refill waits until ``quiet_s`` after the last arrival
   (unless the pool ran dry), so it does not slow the pages that are going live.
+* **A wait room, not a silent tab.** A visitor who finds no pool kernel that has run the whole
+  notebook gets :data:`WAIT_PAGE` at once: the default recommendation (the static preview a
+  kernel left, :func:`workbook.present.app.warm.leave_preview`) and their place in the queue; the
+  page loads itself again every :data:`WAIT_S` seconds and is given the next ready kernel in the
+  order of arrival (a ticket cookie). Voila alone sends nothing until a kernel has started.
 * **The address once it answers.** :class:`WorkbookVoila` prints "Serving the workbook on ..."
   when the pool's first kernel has run the notebook, so the first visitor is served at once.
 """
@@ -23,8 +28,12 @@ visitor can be served (``make app``; :func:`workbook.present.app.serve.voila_com
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import html
+import os
+import secrets
 import time
+from pathlib import Path
 
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 from tornado import web
@@ -33,6 +42,7 @@ from traitlets import Float, Int
 from voila.app import Voila
 from voila.tornado.handler import TornadoVoilaHandler
 
+from .serve import PREVIEW_FILE_ENV
 from .warm import STARTUP_SLOTS, bundle_path, write_vega_bundle
 
 #: Seconds after which the busy page asks again (its Retry-After header and its refresh).
@@ -40,17 +50,36 @@ RETRY_S = 15
 #: Seconds between two looks at the kernel count while a pool refill waits for a freed kernel.
 CAP_POLL_S = 0.5
 
-BUSY_PAGE = """<!DOCTYPE html>
+#: The head of the server's own pages (busy, wait): they load themselves again after ``retry``.
+PAGE_HEAD = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="refresh" content="{retry}">
-<title>The workbook is busy</title></head>
+"""
+
+BUSY_PAGE = PAGE_HEAD + """<title>The workbook is busy</title></head>
 <body style="font-family: sans-serif; max-width: 40em; margin: 15vh auto; padding: 0 16px;">
 <h1 style="font-size: 1.4em;">The workbook is busy: try again in a moment</h1>
 <p id="wb-busy-page">{visitors} people are using it, the most this server takes at once
 ({cap}). This page tries again by itself in {retry} s.</p>
 <p style="color: #555; font-size: 0.9em;">Serving more people at once: see "Serving a room"
 in the workbook's README.</p>
+</body></html>
+"""
+
+
+#: Seconds between two loads of the wait page (a waiting visitor's place is kept meanwhile).
+WAIT_S = 2
+#: A waiting visitor whose page has not asked again for this long has left the queue [s].
+WAIT_GONE_S = 3 * WAIT_S + 2
+#: The cookie holding a waiting visitor's ticket (their place in the queue).
+WAIT_COOKIE = "wb_wait"
+
+WAIT_PAGE = PAGE_HEAD + """<title>GPU training decision workbook</title></head>
+<body style="font-family: sans-serif; margin: 0; padding: 0 16px;">
+<p id="wb-wait-page" style="max-width: 1100px; margin: 16px auto; color: #555;">Your interactive
+workbook is being prepared ({place}): this page opens it by itself.</p>
+{preview}
 </body></html>
 """
 
@@ -105,6 +134,51 @@ class CappedKernelManager(AsyncMappingKernelManager):
             self.__dict__["_waiting_starts"] = set()
         return self.__dict__["_waiting_starts"]
 
+    def _queue(self) -> dict[str, list[float]]:
+        """Waiting visitors: ticket -> [arrival number, last time.monotonic() their page asked]."""
+        if "_wait_queue" not in self.__dict__:
+            self.__dict__["_wait_queue"] = {}
+        return self.__dict__["_wait_queue"]
+
+    def queued(self) -> int:
+        """Visitors in the wait room (those whose page asked within :data:`WAIT_GONE_S`)."""
+        now = time.monotonic()
+        q = self._queue()
+        for ticket in [t for t, (_, last) in q.items() if now - last > WAIT_GONE_S]:
+            del q[ticket]
+        return len(q)
+
+    def place(self, ticket: str | None) -> tuple[str, int]:
+        """A visitor's ticket (a new one unless ``ticket`` is in the queue) and how many visitors
+        came before them and still wait."""
+        self.queued()  # forget those who left
+        q, now = self._queue(), time.monotonic()
+        if ticket not in q:
+            ticket = secrets.token_hex(8)
+            self.__dict__["_arrivals"] = self.__dict__.get("_arrivals", 0) + 1
+            q[ticket] = [self.__dict__["_arrivals"], now]
+        q[ticket][1] = now
+        return ticket, sum(1 for n, _ in q.values() if n < q[ticket][0])
+
+    def leave(self, ticket: str) -> None:
+        """The visitor holding ``ticket`` is given a kernel."""
+        self._queue().pop(ticket, None)
+
+    def _finished(self, task) -> bool:
+        """Whether pool entry ``task`` is a started kernel that has run the whole notebook."""
+        if not task.done() or task.cancelled() or task.exception() is not None:
+            return False
+        return task.result()["task"].done()
+
+    def finished_in_pool(self) -> int:
+        """Pool kernels that have run the whole notebook (a visitor sees their page at once);
+        they are put first in the pool, the one Voila hands out next."""
+        n = 0
+        for pool in getattr(self, "_pools", {}).values():
+            pool.sort(key=lambda t: not self._finished(t))
+            n += sum(1 for t in pool if self._finished(t))
+        return n
+
     def _in_pool(self, task) -> bool:
         """Whether ``task`` is a pool refill nobody waits for yet (not taken by a visitor)."""
         return any(task in pool for pool in getattr(self, "_pools", {}).values())
@@ -126,6 +200,8 @@ class CappedKernelManager(AsyncMappingKernelManager):
         visitors = self.waiting_visitors()
         if visitors or total + visitors >= self.max_kernels:
             return True
+        if self.queued():  # visitors in the wait room: refill now
+            return False
         return self.ready_in_pool() > 0 and time.monotonic() - self.last_visit < self.quiet_s
 
     def _pooled(self) -> list[dict]:
@@ -156,6 +232,22 @@ class CappedKernelManager(AsyncMappingKernelManager):
         return self.visitors() + self.waiting_visitors() >= self.max_kernels
 
 
+def read_preview(environ=os.environ) -> str | None:
+    """The static preview a kernel of this server left (shown, not hidden), or None."""
+    path = environ.get(PREVIEW_FILE_ENV)
+    try:
+        text = Path(path).read_text(encoding="utf-8") if path else None
+    except OSError:
+        return None
+    return text.replace("<div class='wb-preview' hidden ", "<div class='wb-preview' ", 1) or None
+
+
+def wait_page(preview: str, ahead: int, retry_s: int = WAIT_S) -> str:
+    """The page of a visitor waiting for a kernel: their place and the default recommendation."""
+    place = "you are next" if ahead == 0 else f"{ahead} visitor{'s' * (ahead > 1)} before you"
+    return WAIT_PAGE.format(retry=retry_s, place=place, preview=preview)
+
+
 def busy_page(visitors: int, cap: int, retry_s: int = RETRY_S) -> str:
     """The page a visitor beyond the cap sees (it reloads itself after ``retry_s``)."""
     return BUSY_PAGE.format(visitors=html.escape(str(visitors)), cap=cap, retry=retry_s)
@@ -180,7 +272,29 @@ class GatedVoilaHandler(TornadoVoilaHandler):
             self.set_header("Cache-Control", "no-cache, no-store, must-revalidate")
             self.finish(busy_page(km.visitors(), km.max_kernels))
             return
+        page = self._wait_room(km)
+        if page is not None:
+            self.set_header("Cache-Control", "no-cache, no-store, must-revalidate")
+            self.finish(page)
+            return
         await super().get(path)
+
+    def _wait_room(self, km: CappedKernelManager) -> str | None:
+        """The wait page, or None when this visitor is given a kernel now: one that has run
+        the notebook is free for them and for everybody who came before."""
+        if not getattr(km, "_pools", None) or (preview := read_preview()) is None:
+            return None  # no pool, or no kernel has run yet: Voila's own way
+        ticket, ahead = km.place(self.get_cookie(WAIT_COOKIE))
+        if km.finished_in_pool() > ahead:
+            km.leave(ticket)
+            self.clear_cookie(WAIT_COOKIE)
+            return None
+        self.set_cookie(WAIT_COOKIE, ticket, httponly=True)
+        asked = self.get_argument("preset", None)
+        if asked and f"data-preset='{html.escape(asked)}'" not in preview:
+            preview = ""  # a link to another scenario: the default's would mislead
+        self.log.info("wait room: %d before this visitor", ahead)
+        return wait_page(preview, ahead)
 
 
 class WorkbookVoila(Voila):
@@ -194,6 +308,10 @@ class WorkbookVoila(Voila):
         ]
 
     def start(self):
+        preview = os.environ.get(PREVIEW_FILE_ENV)
+        if preview:  # a previous server's: this one's kernels leave their own
+            with contextlib.suppress(OSError):
+                os.unlink(preview)
         if not bundle_path().is_file():  # once per altair / vl-convert version (~2 s)
             write_vega_bundle()
         IOLoop.current().add_callback(self._announce)

@@ -60,6 +60,7 @@ from .serve import PREVIEW_KEY
 from .style import CSS, INTRO
 from .uploads import OverridesPanel
 from .viewport import ColumnWidth, column_px
+from .warm import leave_preview
 
 log = logging.getLogger("workbook.ui")
 
@@ -278,6 +279,7 @@ class WorkbookApp:
         from IPython.display import display
 
         display({"text/html": self.preview_html()}, raw=True, metadata={PREVIEW_KEY: True})
+        leave_preview(self.preview_html())  # for the server's wait page (make app only)
         display(self.view)
 
     def on_page(self, content: dict):

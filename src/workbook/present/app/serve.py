@@ -24,6 +24,11 @@ SHARE = REPO / "build" / "share" / "jupyter"
 APP_NOTEBOOK = NOTEBOOK_DIR / "app.ipynb"
 
 
+#: Environment variable (set by :func:`voila_command`) naming the file where the app's kernels
+#: leave the default page's static preview (:func:`workbook.present.app.warm.leave_preview`), which
+#: the server shows to a visitor waiting for a kernel (:mod:`workbook.present.app.gate`).
+PREVIEW_FILE_ENV = "WORKBOOK_PREVIEW_FILE"
+
 #: Output metadata key of the app's static preview
 #: (:meth:`workbook.present.app.page.WorkbookApp.show`).
 PREVIEW_KEY = "workbook/preview"
@@ -140,6 +145,7 @@ def voila_command(notebook: Path = APP_NOTEBOOK, port: int = 8866) -> tuple[list
     build_offline_template()
     env = dict(os.environ)
     env["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(SHARE), env.get("JUPYTER_PATH")]))
+    env[PREVIEW_FILE_ENV] = str(REPO / "build" / "cache" / f"preview-{port}.html")
     cmd = [
         sys.executable,
         "-c",

@@ -34,7 +34,7 @@ import time
 from importlib.metadata import version
 from pathlib import Path
 
-from .serve import REPO
+from .serve import PREVIEW_FILE_ENV, REPO
 
 #: Files computed once and reused by every kernel (gitignored, like the rest of build/).
 CACHE = REPO / "build" / "cache"
@@ -136,3 +136,17 @@ def warm_start() -> StartupSlot:
     skip_slow_optional_imports()
     use_cached_vega_bundle()
     return slot
+
+
+def leave_preview(html: str, environ=os.environ) -> None:
+    """Leave the default page's static preview where this server's wait page reads it (the file
+    :data:`~workbook.present.app.serve.PREVIEW_FILE_ENV` names; not set outside the app server:
+    nothing to do). Written whole (a temporary file renamed over it)."""
+    path = environ.get(PREVIEW_FILE_ENV)
+    if not path:
+        return
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    tmp.write_text(html, encoding="utf-8")
+    os.replace(tmp, target)
