@@ -57,7 +57,9 @@ PAGE_HEAD = """<!DOCTYPE html>
 <meta http-equiv="refresh" content="{retry}">
 """
 
-BUSY_PAGE = PAGE_HEAD + """<title>The workbook is busy</title></head>
+BUSY_PAGE = (
+    PAGE_HEAD
+    + """<title>The workbook is busy</title></head>
 <body style="font-family: sans-serif; max-width: 40em; margin: 15vh auto; padding: 0 16px;">
 <h1 style="font-size: 1.4em;">The workbook is busy: try again in a moment</h1>
 <p id="wb-busy-page">{visitors} people are using it, the most this server takes at once
@@ -66,6 +68,7 @@ BUSY_PAGE = PAGE_HEAD + """<title>The workbook is busy</title></head>
 in the workbook's README.</p>
 </body></html>
 """
+)
 
 
 #: Seconds between two loads of the wait page (a waiting visitor's place is kept meanwhile).
@@ -75,13 +78,16 @@ WAIT_GONE_S = 3 * WAIT_S + 2
 #: The cookie holding a waiting visitor's ticket (their place in the queue).
 WAIT_COOKIE = "wb_wait"
 
-WAIT_PAGE = PAGE_HEAD + """<title>GPU training decision workbook</title></head>
+WAIT_PAGE = (
+    PAGE_HEAD
+    + """<title>GPU training decision workbook</title></head>
 <body style="font-family: sans-serif; margin: 0; padding: 0 16px;">
 <p id="wb-wait-page" style="max-width: 1100px; margin: 16px auto; color: #555;">Your interactive
 workbook is being prepared ({place}): this page opens it by itself.</p>
 {preview}
 </body></html>
 """
+)
 
 
 class CappedKernelManager(AsyncMappingKernelManager):
