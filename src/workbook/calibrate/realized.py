@@ -89,8 +89,9 @@ def conditioned_coverage(catalog: Catalog | None = None, by: str | None = None) 
     """The band conditioned on ``by`` (None: pooled) against the held-out runs it had not seen:
     ``loo_coverage`` and ``loo_width_median`` (each run against the band of the other held-out
     runs), ``loo_conditioned`` (how many of those bands were their group's own), and
-    ``forward_runs`` / ``forward_inside`` / ``forward_coverage`` / ``forward_conditioned`` (each
-    later entry batch against the held-out runs entered before it)."""
+    ``forward_runs`` / ``forward_inside`` / ``forward_coverage`` / ``forward_width_median`` /
+    ``forward_conditioned`` (each later entry batch against the held-out runs entered before
+    it)."""
     hold, r = _holdout_ratios(resolve_catalog(catalog))
     groups, n = run_groups(hold, by), r.size
     inside, widths, own = [], [], 0
@@ -101,14 +102,16 @@ def conditioned_coverage(catalog: Catalog | None = None, by: str | None = None) 
         widths.append(hi / lo)
         own += mine
     batch = entry_batch(hold)
-    fw_runs = fw_in = fw_own = 0
+    fw_in, fw_widths, fw_own = 0, [], 0
     for k in sorted(set(batch[batch >= 1])):
         before = batch < k
         if before.sum() < 2:
             continue
         for i in np.flatnonzero(batch == k):
             lo, hi, mine = _band_of(r, groups, before, groups[i])
-            fw_runs, fw_in, fw_own = fw_runs + 1, fw_in + (lo <= r[i] <= hi), fw_own + mine
+            fw_in, fw_own = fw_in + (lo <= r[i] <= hi), fw_own + mine
+            fw_widths.append(hi / lo)
+    fw_runs = len(fw_widths)
     return {
         "by": by or "pooled",
         "n": int(n),
@@ -118,6 +121,7 @@ def conditioned_coverage(catalog: Catalog | None = None, by: str | None = None) 
         "forward_runs": fw_runs,
         "forward_inside": int(fw_in),
         "forward_coverage": fw_in / fw_runs if fw_runs else math.nan,
+        "forward_width_median": float(np.median(fw_widths)) if fw_runs else math.nan,
         "forward_conditioned": fw_own,
     }
 

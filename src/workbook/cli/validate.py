@@ -261,6 +261,7 @@ def _realized_lines(s: ValidationSummary) -> list[str]:
                 "loo coverage": "{:.0%}".format,
                 "loo width median": TIMES,
                 "forward coverage": "{:.0%}".format,
+                "forward width median": TIMES,
             }
         ),
         f"Conditioning adopted: {chosen}.",
