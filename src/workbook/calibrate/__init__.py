@@ -7,6 +7,8 @@
 - :mod:`.fit`: the grid fit of the free constants and its cross-validation;
 - :mod:`.benchmarks`: steady-state throughput against published benchmarks, throughput ratios;
 - :mod:`.bands`: the typical (realized) and tuned levels and their split-conformal bands;
+- :mod:`.realized`: the realized level by software class and scale, and the band conditioned on
+  either against the declared rule;
 - :mod:`.summary`: everything the validator prints, as one typed result;
 - :mod:`.accuracy`: the accuracy tables (notebook 07); :mod:`.trust`: the trust paragraph.
 """
@@ -47,6 +49,15 @@ from .metrics import (
     recalibration_floor,
     time_range,
     twin_pairs,
+)
+from .realized import (
+    CONDITIONINGS,
+    MIN_GROUP_RUNS,
+    RealizedSummary,
+    chosen_conditioning,
+    conditioned_coverage,
+    realized_by_class,
+    realized_summary,
 )
 from .runs import (
     ASSUMED_GPU_COUNT,
@@ -92,6 +103,13 @@ __all__ = [
     "band_coverage",
     "conformal_quantiles",
     "realized_band",
+    "CONDITIONINGS",
+    "MIN_GROUP_RUNS",
+    "RealizedSummary",
+    "chosen_conditioning",
+    "conditioned_coverage",
+    "realized_by_class",
+    "realized_summary",
     "tuned_band",
     "tuned_loo_ratios",
     "tuned_stack_maturity",

@@ -239,7 +239,8 @@ class Levels:
     realized_blind: dict | None
     realized_blind_baseline: dict | None
     #: Published / tuned-predicted GPU-hours of the used full runs per group (accelerator, or MoE):
-    #: ``runs``, ``p10``, ``median``, ``p90`` (data/published_runs.csv has no software column).
+    #: ``runs``, ``p10``, ``median``, ``p90`` (by software class and scale:
+    #: :func:`workbook.calibrate.realized.realized_by_class`).
     realized_by_group: pd.DataFrame
     #: :func:`band_coverage`.
     coverage: dict

@@ -25,6 +25,7 @@ from .metrics import (
     time_range,
     twin_pairs,
 )
+from .realized import RealizedSummary, realized_summary
 from .runs import (
     baseline_hours,
     baseline_leave_one_out,
@@ -118,6 +119,9 @@ class ValidationSummary:
     out_of_sample: OutOfSample | None
     #: Both levels on their own evidence and the band's coverage (:func:`.bands.level_summary`).
     levels: Levels | None = None
+    #: The realized level by software class and scale, and the conditioned bands against the
+    #: declared rule (:func:`.realized.realized_summary`).
+    realized: RealizedSummary | None = None
 
     @property
     def figures(self) -> dict:
@@ -210,6 +214,7 @@ def validation_summary(catalog: Catalog | None = None, cv: bool = True) -> Valid
         ratios=throughput_ratios(cat),
         out_of_sample=out_of_sample,
         levels=level_summary(cat),
+        realized=realized_summary(cat),
     )
 
 
@@ -334,6 +339,24 @@ def _level_figures(lv: Levels | None) -> dict:
     return out
 
 
+def _realized_figures(r: RealizedSummary | None) -> dict:
+    """The realized median per software class, each conditioned band's coverage and width, and
+    the grouping the declared rule adopted (``pooled``: none)."""
+    if r is None:
+        return {}
+    out = {
+        f"realized_{str(g).replace('-', '_')}_median": float(row["median"])
+        for (by, g), row in r.by_class.iterrows()
+        if by == "software class"
+    }
+    for by, row in r.candidates.drop(index="pooled").iterrows():
+        out[f"band_{by}_loo_coverage"] = float(row["loo_coverage"])
+        out[f"band_{by}_loo_width_median"] = float(row["loo_width_median"])
+        out[f"band_{by}_forward_coverage"] = float(row["forward_coverage"])
+    out["band_conditioning"] = r.chosen or "pooled"
+    return out
+
+
 def headline_figures(s: ValidationSummary) -> dict:
     """The ``name: value`` lines the validator ends with, in order: :func:`_main_figures`, then the
     forward check, the prospective holdout and the out-of-sample error where there are any."""
@@ -343,4 +366,5 @@ def headline_figures(s: ValidationSummary) -> dict:
         **_prospective_figures(s.prospective),
         **_out_of_sample_figures(s.out_of_sample),
         **_level_figures(s.levels),
+        **_realized_figures(s.realized),
     }

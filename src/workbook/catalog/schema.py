@@ -44,6 +44,45 @@ VERDICTS = ("holds", "wrong", "contradicts-itself", "physically-impossible", "un
 RUN_SPLITS = ("calibration", "holdout", "excluded")
 #: Training methods a published row can name (``workbook.model.METHODS``; a test keeps them equal).
 RUN_METHODS = ("full", "lora", "qlora")
+#: The training framework a published row names (data/README.md says how each row's was decided
+#: from its own source; ``unknown`` when the source does not say).
+TRAINING_SOFTWARE = (
+    "megatron",  # Megatron-LM, NeMo / Megatron-Bridge, Megatron-DeepSpeed
+    "llm-foundry",  # MosaicML llm-foundry / Composer
+    "torchtitan",
+    "jax",  # JAX / MaxText / T5X / Pathways on TPU
+    "deepspeed",  # DeepSpeed (ZeRO) without Megatron's model parallelism
+    "gpt-neox",
+    "nanotron",
+    "olmo",  # AI2's OLMo / OLMo-core
+    "lit-gpt",
+    "hf-transformers",  # the Hugging Face Trainer
+    "in-house",  # a lab's own unreleased stack (Meta, TII's Gigatron, DeepSeek's HAI-LLM)
+    "other",
+    "unknown",
+)
+#: The class of each :data:`TRAINING_SOFTWARE`, declared before any class's error was computed:
+#: ``tuned-framework``: the frameworks the tuned level's reference recipes run on (NeMo /
+#: Megatron, llm-foundry, torchtitan, MaxText), whose kernels and parallelism a vendor tunes;
+#: ``in-house``: a large lab's own stack, tuned for its cluster but undocumented; ``research``: open
+#: research or general-purpose codebases (ZeRO data parallelism, GPT-NeoX, nanotron, OLMo, lit-gpt,
+#: the HF Trainer); ``unknown``: the source does not say.
+SOFTWARE_CLASS = {
+    "megatron": "tuned-framework",
+    "llm-foundry": "tuned-framework",
+    "torchtitan": "tuned-framework",
+    "jax": "tuned-framework",
+    "deepspeed": "research",
+    "gpt-neox": "research",
+    "nanotron": "research",
+    "olmo": "research",
+    "lit-gpt": "research",
+    "hf-transformers": "research",
+    "other": "research",
+    "in-house": "in-house",
+    "unknown": "unknown",
+}
+SOFTWARE_CLASSES = ("tuned-framework", "in-house", "research", "unknown")
 ROW_TYPES = (
     "full_run",
     "throughput_config",
@@ -350,6 +389,12 @@ PUBLISHED_RUNS = Table(
         Column("source", "str"),
         Column("accessed", "date"),
         Column("notes", "str", required=False),
+        Column(
+            "software",
+            "enum",
+            allowed=TRAINING_SOFTWARE,
+            doc="Training framework as the row's source names it; unknown = not stated.",
+        ),
     ),
 )
 
