@@ -45,6 +45,8 @@ def _steady_throughput(
     rows, at the ``software_stack`` level."""
     rows = rows.assign(n_gpus=rows["gpu_count"].astype(int))
     configs = run_configs(rows, np.full(len(rows), BENCHMARK_RUN_TOKENS), software_stack)
+    # The benchmark's own global batch where its source gives it (NaN: the engine's default).
+    configs["global_batch_tokens"] = rows["global_batch_tokens"].to_numpy(float)
     return estimate_frame(configs, catalog=catalog)["steady_tokens_per_s_per_gpu"].to_numpy(float)
 
 
@@ -63,8 +65,8 @@ def benchmark_throughput(
 ) -> pd.DataFrame:
     """Every published throughput benchmark (``row_type`` throughput_benchmark with tokens/s per
     GPU) against the engine's steady-state prediction for its model, part, GPU count, sequence
-    length and precision (the engine's default global batch; the benchmarks' own batches are not in
-    the rows), at the ``software_stack`` level (``"engine"``: the step-time model as fitted;
+    length, precision, method and global batch (``global_batch_tokens``; the engine's default where
+    the source gives none), at the ``software_stack`` level (``"engine"``: the step-time model as fitted;
     ``"tuned"``: with the tuned stack's speedups). One row each: ``run``, ``source`` (the
     software: llm-foundry, NeMo, MLPerf, or papers), ``accelerator``, ``n_gpus``, ``precision``,
     ``split`` (holdout rows fit no tuned constant), ``stack_factor`` (the part's tuned / typical
