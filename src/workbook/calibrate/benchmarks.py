@@ -65,13 +65,14 @@ def benchmark_throughput(
 ) -> pd.DataFrame:
     """Every published throughput benchmark (``row_type`` throughput_benchmark with tokens/s per
     GPU) against the engine's steady-state prediction for its model, part, GPU count, sequence
-    length, precision, method and global batch (``global_batch_tokens``; the engine's default where
-    the source gives none), at the ``software_stack`` level (``"engine"``: the step-time model as fitted;
-    ``"tuned"``: with the tuned stack's speedups). One row each: ``run``, ``source`` (the
-    software: llm-foundry, NeMo, MLPerf, or papers), ``accelerator``, ``n_gpus``, ``precision``,
-    ``split`` (holdout rows fit no tuned constant), ``stack_factor`` (the part's tuned / typical
-    software-stack derate, :func:`workbook.model.tuned_stack_factor`), ``published_tok_s_gpu``,
-    ``predicted_tok_s_gpu`` [tokens/s per GPU], ``error`` (predicted / published - 1)."""
+    length, precision, method and global batch (``global_batch_tokens``; the engine's default
+    where the source gives none), at the ``software_stack`` level (``"engine"``: the step-time
+    model as fitted; ``"tuned"``: with the tuned stack's speedups). One row each: ``run``,
+    ``source`` (the software: llm-foundry, NeMo, MLPerf, or papers), ``accelerator``, ``n_gpus``,
+    ``precision``, ``split`` (holdout rows fit no tuned constant), ``stack_factor`` (the part's
+    tuned / typical software-stack derate, :func:`workbook.model.tuned_stack_factor`),
+    ``published_tok_s_gpu``, ``predicted_tok_s_gpu`` [tokens/s per GPU], ``error`` (predicted /
+    published - 1)."""
     cat = resolve_catalog(catalog)
     runs = cat.tables["published_runs"]
     rows = runs[benchmark_rows(runs)].reset_index(drop=True)
