@@ -32,6 +32,12 @@ RATIO_PAIRS = [
     ("MLPerf v5.0 LoRA MI325X / B200", "mlperf-v50-lora-mi325x-8", "mlperf-v50-lora-b200-8"),
     ("MLPerf v5.0 LoRA MI325X / MI300X", "mlperf-v50-lora-mi325x-8", "mlperf-v50-lora-mi300x-8"),
     ("MLPerf v5.0 LoRA GB200 / B200", "mlperf-v50-lora-gb200-8", "mlperf-v50-lora-b200-8"),
+    # A second submitter's ROCm recipe on the calibration part (MangoBoost, held out).
+    (
+        "MLPerf v5.0 LoRA MI300X (MangoBoost) / B200",
+        "mlperf-v50-lora-mi300x-8-mangoboost",
+        "mlperf-v50-lora-b200-8",
+    ),
 ]
 #: Tokens [tokens] of the run a benchmark row is predicted as: any long run will do, since the
 #: steady-state throughput between failures does not depend on the run's length.
