@@ -28,7 +28,7 @@ def test_benchmark_throughput_is_the_steady_state_prediction(cat):
     pilot = pilot_time_factor(
         row["tokens_per_s_per_gpu"],
         row["params_total"],
-        {"accelerator": "h100-sxm", "n_gpus": 8},
+        {"accelerator": "h100-sxm", "n_gpus": 8, "global_batch_tokens": row["global_batch_tokens"]},
         seq_len=2048,
         catalog=cat,
     )
@@ -95,15 +95,16 @@ def test_cross_vendor_ratios_use_the_tuned_level(cat):
 
 def test_benchmarks_are_predicted_at_their_own_global_batch(cat):
     """``global_batch_tokens`` (data/published_runs.csv): the MLPerf LoRA rows run 8 sequences of
-    8192 tokens a step (65,536; their notes), NeMo 25.11 Llama 3 8B GBS 128 x 8192 = 1,048,576; the
-    benchmark prediction uses that batch (the engine's default 4M tokens where the cell is empty),
-    and a row with no batch is predicted at the default."""
+    8192 tokens a step (65,536; their notes), NeMo 25.11 Llama 3 8B GBS 128 x 8192 = 1,048,576,
+    llm-foundry MPT-7B on 8 H100 48 x 2048 = 98,304 (its README row); the benchmark prediction
+    uses that batch, and a row with no batch (NeMo DeepSeek-V3) is predicted at the default."""
     runs = cat.tables["published_runs"].set_index("run_id")
     assert runs.loc["mlperf-v50-lora-mi325x-8", "global_batch_tokens"] == 8 * 8192
     assert runs.loc["nemo-llama3-8b-h100", "global_batch_tokens"] == 128 * 8192
-    assert np.isnan(runs.loc["mpt-7b-bench-h100", "global_batch_tokens"])
+    assert runs.loc["mpt-7b-bench-h100", "global_batch_tokens"] == 48 * 2048
+    assert np.isnan(runs.loc["nemo-deepseek-v3-gb200", "global_batch_tokens"])
     b = calibrate.benchmark_table(cat).set_index("run")
-    for run in ("mlperf-v50-lora-b200-8", "nemo-llama31-405b-b200", "mpt-7b-bench-h100"):
+    for run in ("mlperf-v50-lora-b200-8", "mpt-7b-bench-h100", "nemo-deepseek-v3-gb200"):
         rows = runs.loc[[run]].reset_index().assign(n_gpus=lambda d: d["gpu_count"].astype(int))
         cfg = run_configs(rows, np.array([BENCHMARK_RUN_TOKENS]))
         batch = rows["global_batch_tokens"].iloc[0]
