@@ -92,7 +92,18 @@ def test_held_out_benchmark_rows_fit_nothing():
     bench = benchmark_throughput(cat)
     base = _speedups(bench)
     hold = bench["split"] == "holdout"
-    assert hold.sum() == 2
+    # Declared in CHANGELOG.md before their errors were computed: MI325X and GB200 LoRA, then
+    # every benchmark row entered in the tenth session.
+    assert set(bench.loc[hold, "run"]) == {
+        "mlperf-v50-lora-mi325x-8",
+        "mlperf-v50-lora-gb200-8",
+        "mlperf-v50-lora-mi300x-8-mangoboost",
+        "nemo2412-llama2-7b-h100",
+        "nemo2412-llama3-8b-h100",
+        "nemo2412-llama3-70b-h100",
+        "nemo2412-gpt3-175b-h100-512",
+        "nemo2412-llama2-70b-lora-h100",
+    }
     doubled = bench.assign(published_tok_s_gpu=np.where(hold, 2, 1) * bench["published_tok_s_gpu"])
     assert _speedups(doubled) == base
     loo = tuned_loo_ratios(cat).set_index("run")

@@ -32,6 +32,12 @@ RATIO_PAIRS = [
     ("MLPerf v5.0 LoRA MI325X / B200", "mlperf-v50-lora-mi325x-8", "mlperf-v50-lora-b200-8"),
     ("MLPerf v5.0 LoRA MI325X / MI300X", "mlperf-v50-lora-mi325x-8", "mlperf-v50-lora-mi300x-8"),
     ("MLPerf v5.0 LoRA GB200 / B200", "mlperf-v50-lora-gb200-8", "mlperf-v50-lora-b200-8"),
+    # A second submitter's ROCm recipe on the calibration part (MangoBoost, held out).
+    (
+        "MLPerf v5.0 LoRA MI300X (MangoBoost) / B200",
+        "mlperf-v50-lora-mi300x-8-mangoboost",
+        "mlperf-v50-lora-b200-8",
+    ),
 ]
 #: Tokens [tokens] of the run a benchmark row is predicted as: any long run will do, since the
 #: steady-state throughput between failures does not depend on the run's length.
@@ -45,6 +51,8 @@ def _steady_throughput(
     rows, at the ``software_stack`` level."""
     rows = rows.assign(n_gpus=rows["gpu_count"].astype(int))
     configs = run_configs(rows, np.full(len(rows), BENCHMARK_RUN_TOKENS), software_stack)
+    # The benchmark's own global batch where its source gives it (NaN: the engine's default).
+    configs["global_batch_tokens"] = rows["global_batch_tokens"].to_numpy(float)
     return estimate_frame(configs, catalog=catalog)["steady_tokens_per_s_per_gpu"].to_numpy(float)
 
 
@@ -63,13 +71,14 @@ def benchmark_throughput(
 ) -> pd.DataFrame:
     """Every published throughput benchmark (``row_type`` throughput_benchmark with tokens/s per
     GPU) against the engine's steady-state prediction for its model, part, GPU count, sequence
-    length and precision (the engine's default global batch; the benchmarks' own batches are not in
-    the rows), at the ``software_stack`` level (``"engine"``: the step-time model as fitted;
-    ``"tuned"``: with the tuned stack's speedups). One row each: ``run``, ``source`` (the
-    software: llm-foundry, NeMo, MLPerf, or papers), ``accelerator``, ``n_gpus``, ``precision``,
-    ``split`` (holdout rows fit no tuned constant), ``stack_factor`` (the part's tuned / typical
-    software-stack derate, :func:`workbook.model.tuned_stack_factor`), ``published_tok_s_gpu``,
-    ``predicted_tok_s_gpu`` [tokens/s per GPU], ``error`` (predicted / published - 1)."""
+    length, precision, method and global batch (``global_batch_tokens``; the engine's default
+    where the source gives none), at the ``software_stack`` level (``"engine"``: the step-time
+    model as fitted; ``"tuned"``: with the tuned stack's speedups). One row each: ``run``,
+    ``source`` (the software: llm-foundry, NeMo, MLPerf, or papers), ``accelerator``, ``n_gpus``,
+    ``precision``, ``split`` (holdout rows fit no tuned constant), ``stack_factor`` (the part's
+    tuned / typical software-stack derate, :func:`workbook.model.tuned_stack_factor`),
+    ``published_tok_s_gpu``, ``predicted_tok_s_gpu`` [tokens/s per GPU], ``error`` (predicted /
+    published - 1)."""
     cat = resolve_catalog(catalog)
     runs = cat.tables["published_runs"]
     rows = runs[benchmark_rows(runs)].reset_index(drop=True)

@@ -380,6 +380,15 @@ PUBLISHED_RUNS = Table(
             doc="Training method (LoRA fine-tuning trains adapters only); empty = full.",
         ),
         Column(
+            "global_batch_tokens",
+            "float",
+            required=False,
+            min=128,
+            max=1e9,
+            doc="Tokens per optimizer step of a throughput benchmark (global batch x sequence "
+            "length) as its source gives it; empty = not published (the engine's default batch).",
+        ),
+        Column(
             "split",
             "enum",
             allowed=RUN_SPLITS,
