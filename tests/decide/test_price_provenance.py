@@ -40,7 +40,7 @@ def test_a_pick_on_an_estimated_price_names_the_best_sourced_option():
     rec = recommend(s, sensitivity=False)
     assert rec.top.acquisition == "rent-on-demand" and rec.top.accelerator == "mi355x"
     assert (
-        "Its price is an estimate, not a quote: estimate: no public price; rent assumed "
+        "Its price is an estimate, not a quote: no public price; rent assumed "
         "proportional to purchase price" in rec.headline
     )
     sourced = recommend(s.replace(sourced_prices_only=True), sensitivity=False).top

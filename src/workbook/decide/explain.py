@@ -192,9 +192,10 @@ def deadline_odds_text(s: Scenario, r: pd.Series) -> str:
 
 
 def estimate_caveat(best: pd.Series, sourced: pd.Series | None) -> str:
-    """Appended to the headline of a pick whose price is not sourced: its basis, and the option
-    the same rule picks among those with a sourced price (``sourced``) with the difference."""
-    said = f" Its price is an estimate, not a quote: {best['price_basis']}."
+    """Appended to the headline of a pick whose price is not sourced: its basis, and the option the
+    same rule picks among those with a sourced price (``sourced``) with the difference."""
+    basis = best["price_basis"].removeprefix("estimate: ")  # the sentence says it already
+    said = f" Its price is an estimate, not a quote: {basis}."
     if sourced is None:
         return said + " No feasible option has a sourced price."
     other = option_phrase(sourced["acquisition"], sourced["n_gpus"], sourced["name"])
@@ -238,8 +239,7 @@ def impossibility(s: Scenario, catalog: Catalog) -> str | None:
     on ``max_gpus`` of the allowed accelerator with the highest dense peak at the scenario's
     precision, computing at that peak for the whole deadline (no lead time, no failures). Above 1x
     the peak no option of any size within the scenario can finish in time (the implied MFU of
-    :func:`workbook.model.check_claim`, the article's 70B / 5T-token / 48-day headline: 4.0x).
-    """
+    :func:`workbook.model.check_claim`, the article's 70B / 5T-token / 48-day headline: 4.0x)."""
     acc = catalog.tables["accelerators"]
     if s.accelerators:
         acc = acc[acc["accelerator_id"].isin(s.accelerators)]
