@@ -213,6 +213,7 @@ async def visit(browser, url: str, timeout_s: float, blocked: list[str], keep: b
     t0 = time.perf_counter()
     try:
         await page.goto(url, wait_until="commit", timeout=timeout_s * 1000)
+        out["first_byte"] = time.perf_counter() - t0  # the server's answer began to arrive
         rec = page.get_by_text(RECOMMENDATION).filter(visible=True).first
         busy = page.locator(BUSY)
         await rec.or_(busy).first.wait_for(state="visible", timeout=timeout_s * 1000)
@@ -318,6 +319,8 @@ async def room(browser, server: Server, n: int, timeout_s: float, blocked: list[
     live = [r["live"] for r in results if r["live"] is not None]
     busy = sum(r["busy"] for r in results)
     errors = [r["error"] for r in results if r["error"]]
+    first = [r["first_byte"] for r in results if r.get("first_byte") is not None]
+    print(f"visitors_{n}_first_byte_s: {pcts(first)} (the answer began; the rest is the browser)")
     print(f"visitors_{n}_recommendation_s: {pcts(rec)} ({len(rec)} of {n})")
     print(f"visitors_{n}_live_s: {pcts(live)} ({len(live)} of {n})")
     print(f"visitors_{n}_busy_page: {busy}")
