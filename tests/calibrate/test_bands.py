@@ -15,6 +15,7 @@ from workbook.calibrate import (
     predict_hours,
     realized_band,
     tuned_loo_ratios,
+    tuned_part_maturity,
     tuned_stack_maturity,
     validation_summary,
 )
@@ -93,8 +94,11 @@ def test_held_out_benchmark_rows_fit_nothing():
     base = _speedups(bench)
     hold = bench["split"] == "holdout"
     # Declared in CHANGELOG.md before their errors were computed: MI325X and GB200 LoRA, then
-    # every benchmark row entered in the tenth session.
+    # every benchmark row entered in the tenth session (amd2), then the MLPerf v6.0 CDNA 4 LoRA
+    # rows (amd3).
     assert set(bench.loc[hold, "run"]) == {
+        "mlperf-v60-lora-mi355x-8",
+        "mlperf-v60-lora-mi350x-8",
         "mlperf-v50-lora-mi325x-8",
         "mlperf-v50-lora-gb200-8",
         "mlperf-v50-lora-mi300x-8-mangoboost",
@@ -109,3 +113,22 @@ def test_held_out_benchmark_rows_fit_nothing():
     loo = tuned_loo_ratios(cat).set_index("run")
     for run in bench.loc[hold, "run"]:
         assert loo.loc[run, "loo_speedup"] == pytest.approx(base["fp8"])
+
+
+def test_the_cdna4_tuned_factor_is_mi355xs_primus_row_against_b200s_nemo_row():
+    """software_maturity_tuned_rocm for MI355X (and, declared, MI350X) = 0.7 x (published /
+    engine of the Primus Llama 3.1 8B FP8 row on 8 MI355X) / (published / engine of the NeMo 25.11
+    Llama 3 8B FP8 row on 8 B200), by hand; stored in data/assumptions.csv as the live value."""
+    cat = load_catalog()
+    bench = benchmark_throughput(cat).set_index("run")
+    amd, nv = bench.loc["primus-mlperf-llama31-8b-mi355x-8"], bench.loc["nemo-llama3-8b-b200"]
+    assert (amd["published_tok_s_gpu"], nv["published_tok_s_gpu"]) == (29974, 30624)
+    assert (
+        amd["split"] == "excluded" and bench.loc["mlperf-v60-lora-mi355x-8", "split"] == "holdout"
+    )
+    by_hand = 0.7 * (29974 / amd["predicted_tok_s_gpu"]) / (30624 / nv["predicted_tok_s_gpu"])
+    live = tuned_part_maturity(cat)
+    assert live == pytest.approx({"mi355x": by_hand, "mi350x": by_hand})
+    for part, value in live.items():
+        stored = cat.param("assumptions", "software_maturity_tuned_rocm", part)
+        assert stored == pytest.approx(value, abs=1e-4), part

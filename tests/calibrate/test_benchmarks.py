@@ -22,7 +22,7 @@ def test_benchmark_throughput_is_the_steady_state_prediction(cat):
         == (
             (runs["row_type"] == "throughput_benchmark") & runs["tokens_per_s_per_gpu"].notna()
         ).sum()
-        == 35
+        == 38
     )
     row = runs.set_index("run_id").loc["mpt-7b-bench-h100"]
     pilot = pilot_time_factor(
@@ -44,6 +44,8 @@ def test_benchmark_throughput_is_the_steady_state_prediction(cat):
     assert (
         b.loc["nemo-llama3-8b-h100", "source"] == "NeMo (NVIDIA)"
         and b.loc["mtnlg-530b-2240gpu", "source"] == "papers"
+        and b.loc["primus-mlperf-llama31-8b-mi355x-8", "source"] == "Primus (AMD)"
+        and b.loc["mlperf-v60-lora-mi355x-8", "source"] == "MLPerf (vendor submissions)"
     )
     assert b.loc["mpt-70b-bench-h100", "source"] == "llm-foundry (MosaicML)"
     # MoE rows are predicted on their active parameters: DeepSeek-V3 (37B active of 671B) is within
@@ -52,7 +54,7 @@ def test_benchmark_throughput_is_the_steady_state_prediction(cat):
     figures = cli_validate.report(cat, out=io.StringIO(), cv=False)
     m = calibrate.metrics(b["published_tok_s_gpu"], b["predicted_tok_s_gpu"])
     assert (figures["benchmark_runs"], figures["benchmark_mdape"]) == (
-        35,
+        38,
         pytest.approx(m["mdape"]),
     )
 
@@ -161,3 +163,24 @@ def test_mi325x_mamf_is_the_mi300x_value_times_amds_maf_ratio(cat):
     pair = r.loc["MLPerf v5.0 LoRA MI325X / MI300X"]
     assert pair["published_ratio"] == pytest.approx(2796 / 2077)
     assert abs(pair["error"]) < 0.11
+
+
+def test_cdna4_rows_are_the_hand_calculation_in_their_notes(cat):
+    """tokens/s per GPU = samples/s x 8192 tokens / 8 GPUs: AMD Primus pull 656 (172,032 samples
+    in 5877.2 s); MLPerf v6.0 LoRA, the median of the three whole MXFP4 blocks (384 samples each,
+    block_start to block_stop in seconds) of each result_0 log."""
+    runs = cat.tables["published_runs"].set_index("run_id")
+    primus = 172032 / 5877.2 * 8192 / 8
+    assert runs.loc["primus-mlperf-llama31-8b-mi355x-8", "tokens_per_s_per_gpu"] == round(primus)
+    for run, blocks in (
+        ("mlperf-v60-lora-mi355x-8", (50.221, 50.782, 50.167)),
+        ("mlperf-v60-lora-mi350x-8", (62.659, 63.238, 62.759)),
+    ):
+        by_hand = np.median([384 / t for t in blocks]) * 8192 / 8
+        row = runs.loc[run]
+        assert row["tokens_per_s_per_gpu"] == round(by_hand)
+        assert (row["precision"], row["method"], row["global_batch_tokens"]) == (
+            "fp4",
+            "lora",
+            65536,
+        )

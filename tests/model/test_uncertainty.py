@@ -108,3 +108,24 @@ def test_tuned_rocm_takes_the_reference_recipes_stack_factor_not_the_typical_der
     cat = load_catalog()
     f = tuned_stack_factor(cat, ["mi300x", "h100-sxm", "gaudi3"], a)
     assert f.tolist() == pytest.approx([a["software_maturity_tuned_rocm"] / 0.7, 1.0, 1.0])
+
+
+def test_a_cdna4_part_takes_its_own_tuned_rocm_row_and_cdna3_the_global_one(a):
+    """software_maturity_tuned_rocm keyed by accelerator (data/assumptions.csv: 0.8822 for
+    MI355X and MI350X) replaces the global 0.7625 for those parts only; ``keyed`` overrides the
+    stored rows (the live measurement); each factor is over software_maturity_rocm 0.7."""
+    cat = load_catalog()
+    parts = ["mi355x", "mi300x", "mi350x", "mi325x", "b200-hgx", "mi355x"]
+    f = tuned_stack_factor(cat, parts, a)
+    cdna4, cdna3 = 0.8822 / 0.7, a["software_maturity_tuned_rocm"] / 0.7
+    assert a["software_maturity_tuned_rocm"] == pytest.approx(0.7625)
+    assert f.tolist() == pytest.approx([cdna4, cdna3, cdna4, cdna3, 1.0, cdna4])
+    g = tuned_stack_factor(cat, parts, a, keyed={"mi355x": 0.77})
+    assert g.tolist() == pytest.approx([1.1, cdna3, cdna4, cdna3, 1.0, 1.1])
+    # At the tuned level MI355X's steady throughput is its engine's x 1.26 x the FP8 speedup.
+    args = (70e9, 1e12, "mi355x", 64)
+    engine = estimate_training(*args, precision="fp8", software_stack="engine")
+    tuned = estimate_training(*args, precision="fp8", software_stack="tuned")
+    assert tuned.breakdown["steady_tokens_per_s_per_gpu"] == pytest.approx(
+        engine.breakdown["steady_tokens_per_s_per_gpu"] * cdna4 * a["tuned_stack_speedup_fp8"]
+    )

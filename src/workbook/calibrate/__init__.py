@@ -33,6 +33,7 @@ from .bands import (
     realized_band,
     tuned_band,
     tuned_loo_ratios,
+    tuned_part_maturity,
     tuned_stack_maturity,
 )
 from .benchmarks import RATIO_PAIRS, benchmark_throughput, throughput_ratios
@@ -112,6 +113,7 @@ __all__ = [
     "realized_summary",
     "tuned_band",
     "tuned_loo_ratios",
+    "tuned_part_maturity",
     "tuned_stack_maturity",
     "accuracy_floor",
     "accuracy_summary",

@@ -9,7 +9,9 @@
   stack's speedup per precision, and the split-conformal quantiles of its leave-one-out residuals);
 - :func:`tuned_stack_maturity`: the tuned level's software-stack factor of a non-CUDA stack
   (``software_maturity_tuned_<stack>``), from one benchmark that both vendors' reference recipes
-  ran (:data:`TUNED_STACK_PAIRS`);
+  ran (:data:`TUNED_STACK_PAIRS`); :func:`tuned_part_maturity` the same for a part with its own
+  (keyed by accelerator: CDNA 4 on ROCm 7, :data:`TUNED_PART_PAIRS`; stored by hand in
+  data/assumptions.csv, which ``--fit --write`` does not rewrite: a test checks stored = live);
 - :func:`band_constants`: all of them, as the rows of data/assumptions.csv they are stored in;
 - :func:`band_coverage`: how often the band held for a run it had not seen (leave-one-out and
   forward in time), and its median width.
@@ -52,6 +54,13 @@ TUNED_PRECISIONS = ("bf16", "fp8")
 #: The benchmark each non-CUDA stack's tuned factor is measured on: stack -> (that stack's
 #: calibration row, the CUDA row of the same benchmark, model, GPU count and precision).
 TUNED_STACK_PAIRS = {"rocm": ("mlperf-v50-lora-mi300x-8", "mlperf-v50-lora-b200-8")}
+#: Parts whose stack has its own tuned factor (a newer generation on a newer stack: CDNA 4 on
+#: ROCm 7), measured like the stack's: part -> (that part's calibration row, its CUDA pair of the
+#: same model, GPU count, sequence length and precision). Split declared in CHANGELOG.md (amd3).
+TUNED_PART_PAIRS = {"mi355x": ("primus-mlperf-llama31-8b-mi355x-8", "nemo-llama3-8b-b200")}
+#: Parts that take another part's tuned factor (declared, not fitted): MI350X is MI355X's CDNA 4
+#: die at a lower clock and power on the same ROCm 7 stack, with no FP8 benchmark of its own.
+TUNED_PART_SHARED = {"mi350x": "mi355x"}
 
 
 def conformal_quantiles(ratios) -> tuple[float, float]:
@@ -95,6 +104,22 @@ def tuned_stack_maturity(catalog: Catalog | None = None) -> dict[str, float]:
     }
 
 
+def tuned_part_maturity(catalog: Catalog | None = None) -> dict[str, float]:
+    """``software_maturity_tuned_<stack>`` keyed by accelerator for each part of
+    :data:`TUNED_PART_PAIRS` (as :func:`tuned_stack_maturity`, from that part's row and its CUDA
+    pair; engine level) and of :data:`TUNED_PART_SHARED` (the part it shares with)."""
+    cat = resolve_catalog(catalog)
+    bench = benchmark_throughput(cat).set_index("run")
+    ratio = bench["published_tok_s_gpu"] / bench["predicted_tok_s_gpu"]
+    stacks = cat.tables["accelerators"].set_index("accelerator_id")["software_stack"]
+    a = assumption_values(cat)
+    out = {
+        part: a[f"software_maturity_{stacks[part]}"] * float(ratio[mine] / ratio[cuda])
+        for part, (mine, cuda) in TUNED_PART_PAIRS.items()
+    }
+    return {**out, **{part: out[src] for part, src in TUNED_PART_SHARED.items()}}
+
+
 def _live_benchmarks(cat: Catalog) -> pd.DataFrame:
     """:func:`benchmark_throughput` (engine level) with each part's stack factor from the live
     :func:`tuned_stack_maturity`, not the stored one, so that one ``--fit --write`` stores
@@ -104,7 +129,8 @@ def _live_benchmarks(cat: Catalog) -> pd.DataFrame:
     # Rounded as band_constants stores it, so that a stored factor gives the same speedups.
     live = tuned_stack_maturity(cat)
     a.update({f"software_maturity_tuned_{k}": round(v, 4) for k, v in live.items()})
-    return bench.assign(stack_factor=tuned_stack_factor(cat, bench["accelerator"], a))
+    keyed = {k: round(v, 4) for k, v in tuned_part_maturity(cat).items()}
+    return bench.assign(stack_factor=tuned_stack_factor(cat, bench["accelerator"], a, keyed))
 
 
 def _speedups(bench: pd.DataFrame) -> dict[str, float]:

@@ -38,6 +38,18 @@ RATIO_PAIRS = [
         "mlperf-v50-lora-mi300x-8-mangoboost",
         "mlperf-v50-lora-b200-8",
     ),
+    # CDNA 4 (ROCm 7): the MI355X factor's calibration pair (exact by construction), and the two
+    # held-out MLPerf v6.0 LoRA rows of one round (MXFP4).
+    (
+        "Llama 3.1 8B fp8 MI355X (Primus) / B200 (NeMo)",
+        "primus-mlperf-llama31-8b-mi355x-8",
+        "nemo-llama3-8b-b200",
+    ),
+    (
+        "MLPerf v6.0 LoRA MI355X / MI350X (fp4)",
+        "mlperf-v60-lora-mi355x-8",
+        "mlperf-v60-lora-mi350x-8",
+    ),
 ]
 #: Tokens [tokens] of the run a benchmark row is predicted as: any long run will do, since the
 #: steady-state throughput between failures does not depend on the run's length.
@@ -57,11 +69,17 @@ def _steady_throughput(
 
 
 def _benchmark_source(source: pd.Series) -> np.ndarray:
-    """The software a benchmark ran: llm-foundry (MosaicML), NeMo (NVIDIA), or papers."""
+    """The software a benchmark ran: llm-foundry (MosaicML), NeMo (NVIDIA), MLPerf, Primus (AMD),
+    or papers."""
     src = source.fillna("")
     return np.select(
-        [src.str.contains("llm-foundry"), src.str.contains("NeMo"), src.str.contains("MLPerf")],
-        ["llm-foundry (MosaicML)", "NeMo (NVIDIA)", "MLPerf (vendor submissions)"],
+        [
+            src.str.contains("llm-foundry"),
+            src.str.contains("NeMo"),
+            src.str.contains("MLPerf"),
+            src.str.contains("Primus"),
+        ],
+        ["llm-foundry (MosaicML)", "NeMo (NVIDIA)", "MLPerf (vendor submissions)", "Primus (AMD)"],
         "papers",
     )
 

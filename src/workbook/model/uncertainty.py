@@ -116,16 +116,27 @@ def _has_evidence(catalog: Catalog, mask_of, accelerator: np.ndarray) -> np.ndar
     return pd.Series(parts).isin(runs.loc[mask_of(runs), "accelerator_id"]).to_numpy()[codes]
 
 
-def tuned_stack_factor(catalog: Catalog, accelerator, a: dict) -> np.ndarray:
+def tuned_stack_factor(
+    catalog: Catalog, accelerator, a: dict, keyed: dict[str, float] | None = None
+) -> np.ndarray:
     """Each part's tuned / typical software-stack derate [x]: ``software_maturity_tuned_<stack>``
     over ``software_maturity_<stack>`` (data/assumptions.csv) of the part's ``software_stack``
-    (accelerators.csv); 1 on CUDA, whose two levels are both 1."""
+    (accelerators.csv); 1 on CUDA, whose two levels are both 1. A part with its own
+    ``software_maturity_tuned_<stack>`` row (keyed by accelerator, as ``mamf_efficiency`` is:
+    CDNA 4 on ROCm 7) takes it instead of the global one; ``keyed`` (accelerator id -> value)
+    overrides those rows (the live measurement, :func:`workbook.calibrate.tuned_part_maturity`)."""
     stacks = catalog.tables["accelerators"].set_index("accelerator_id")["software_stack"]
-    stack = stacks.reindex(np.asarray(accelerator, object)).to_numpy(object)
-    factor = {
-        s: a[f"software_maturity_tuned_{s}"] / a[f"software_maturity_{s}"] for s in pd.unique(stack)
-    }
-    return pd.Series(stack, dtype=object).map(factor).to_numpy(float)
+    rows = catalog.tables["assumptions"]
+    rows = rows[rows["accelerator_id"].notna()]
+    own = dict(zip(zip(rows["parameter"], rows["accelerator_id"]), rows["value"].astype(float)))
+    codes, parts = pd.factorize(np.asarray(accelerator, object))  # each distinct part once
+    factor = []
+    for part in parts:
+        stack = stacks.get(part)
+        name = f"software_maturity_tuned_{stack}"
+        tuned = (keyed or {}).get(part, own.get((name, part), a[name]))
+        factor.append(tuned / a[f"software_maturity_{stack}"])
+    return np.asarray(factor, float)[codes]
 
 
 def time_band(
