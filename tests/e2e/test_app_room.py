@@ -92,3 +92,14 @@ def test_a_visitor_without_a_ready_kernel_waits_with_the_recommendation_and_goes
             assert not page.locator("#wb-wait-page").count()
         finally:
             context.close()
+
+
+def test_without_a_pool_nobody_is_sent_to_the_wait_room(tmp_path):
+    """Pool size 0: every visitor's kernel starts for them (Voila's own way), so the second
+    visitor, after the first kernel has left its preview, gets the page, not the wait room."""
+    none = ("--VoilaConfiguration.default_pool_size=0",)
+    with start_voila(extra_args=none, log_dir=tmp_path) as server:
+        for _ in range(2):
+            with urllib.request.urlopen(server.url, timeout=120) as r:
+                page = r.read().decode()
+            assert "wb-preview" in page and "wb-wait-page" not in page

@@ -288,8 +288,8 @@ class GatedVoilaHandler(TornadoVoilaHandler):
     def _wait_room(self, km: CappedKernelManager) -> str | None:
         """The wait page, or None when this visitor is given a kernel now: one that has run
         the notebook is free for them and for everybody who came before."""
-        if not getattr(km, "_pools", None) or (preview := read_preview()) is None:
-            return None  # no pool, or no kernel has run yet: Voila's own way
+        if not any(getattr(km, "_pools", {}).values()) or (preview := read_preview()) is None:
+            return None  # no pool (size 0: nothing to wait for), or no kernel has run yet
         ticket, ahead = km.place(self.get_cookie(WAIT_COOKIE))
         if km.finished_in_pool() > ahead:
             km.leave(ticket)
