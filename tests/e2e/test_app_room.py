@@ -5,6 +5,7 @@ beyond the cap on kernels gets the busy page instead of a kernel."""
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +15,7 @@ from browser import needs_chromium, offline_page, start_voila  # noqa: E402
 pytest_plugins = ["browser"]
 pytestmark = needs_chromium
 
+REPO = Path(__file__).resolve().parents[2]
 KERNEL_ID = "() => JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId"
 
 
@@ -103,3 +105,6 @@ def test_without_a_pool_nobody_is_sent_to_the_wait_room(tmp_path):
             with urllib.request.urlopen(server.url, timeout=120) as r:
                 page = r.read().decode()
             assert "wb-preview" in page and "wb-wait-page" not in page
+        preview = REPO / "build" / "cache" / f"preview-{server.port}.html"
+        assert preview.is_file()  # the kernels' preview, for the wait room
+    assert not preview.exists()  # removed when the server stopped

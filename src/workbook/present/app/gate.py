@@ -28,6 +28,7 @@ visitor can be served (``make app``; :func:`workbook.present.app.serve.voila_com
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import html
 import os
@@ -248,6 +249,12 @@ def read_preview(environ=os.environ) -> str | None:
     return text.replace("<div class='wb-preview' hidden ", "<div class='wb-preview' ", 1) or None
 
 
+def forget_preview(path: str) -> None:
+    """Remove a server's preview file (gone already: nothing to do)."""
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+
+
 def wait_page(preview: str, ahead: int, retry_s: int = WAIT_S) -> str:
     """The page of a visitor waiting for a kernel: their place and the default recommendation."""
     place = "you are next" if ahead == 0 else f"{ahead} visitor{'s' * (ahead > 1)} before you"
@@ -315,9 +322,9 @@ class WorkbookVoila(Voila):
 
     def start(self):
         preview = os.environ.get(PREVIEW_FILE_ENV)
-        if preview:  # a previous server's: this one's kernels leave their own
-            with contextlib.suppress(OSError):
-                os.unlink(preview)
+        if preview:  # a previous server's: this one's kernels leave their own, removed at exit
+            forget_preview(preview)
+            atexit.register(forget_preview, preview)
         if not bundle_path().is_file():  # once per altair / vl-convert version (~2 s)
             write_vega_bundle()
         IOLoop.current().add_callback(self._announce)
