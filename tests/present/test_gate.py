@@ -174,6 +174,10 @@ def test_the_wait_page_shows_the_kernels_preview_and_the_visitors_place(tmp_path
     shown = read_preview(env)
     assert shown == "<div class='wb-preview' data-preset='x'>Rent 64 H100 on demand</div>"
     leave_preview(preview, {})  # outside the app server: nothing written anywhere
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    leave_preview(preview, {PREVIEW_FILE_ENV: str(blocked / "preview.html")})  # cannot write:
+    assert blocked.read_text() == ""  # no error for the app's page, nothing left behind
     first, third = wait_page(shown, 0), wait_page(shown, 2)
     assert "you are next" in first and "2 visitors before you" in third
     assert 'http-equiv="refresh" content="2"' in first and "Rent 64 H100 on demand" in first

@@ -27,6 +27,7 @@ visitors waited for ten of those at once. Three things change that:
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import sys
@@ -141,12 +142,17 @@ def warm_start() -> StartupSlot:
 def leave_preview(html: str, environ=os.environ) -> None:
     """Leave the default page's static preview where this server's wait page reads it (the file
     :data:`~workbook.present.app.serve.PREVIEW_FILE_ENV` names; not set outside the app server:
-    nothing to do). Written whole (a temporary file renamed over it)."""
+    nothing to do). Written whole (a temporary file renamed over it). A place it cannot write
+    (a read-only checkout) only costs the wait room its preview: the app's page never fails."""
     path = environ.get(PREVIEW_FILE_ENV)
     if not path:
         return
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    tmp.write_text(html, encoding="utf-8")
-    os.replace(tmp, target)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(html, encoding="utf-8")
+        os.replace(tmp, target)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
