@@ -89,19 +89,25 @@ def realized_band(catalog: Catalog | None = None) -> dict:
     return {"p10": lo, "p50": float(np.median(r)), "p90": hi, "n": int(r.size)}
 
 
+def _pair_factors(cat: Catalog, pairs: dict, stack_of) -> dict[str, float]:
+    """For each key of ``pairs`` (key -> (its calibration row, the CUDA row of the same
+    benchmark)): the typical ``software_maturity_<stack_of(key)>`` x (published / engine tokens/s
+    per GPU of its row) / (published / engine of the CUDA row), engine level."""
+    bench = benchmark_throughput(cat).set_index("run")
+    ratio = bench["published_tok_s_gpu"] / bench["predicted_tok_s_gpu"]
+    a = assumption_values(cat)
+    return {
+        key: a[f"software_maturity_{stack_of(key)}"] * float(ratio[mine] / ratio[cuda])
+        for key, (mine, cuda) in pairs.items()
+    }
+
+
 def tuned_stack_maturity(catalog: Catalog | None = None) -> dict[str, float]:
     """``software_maturity_tuned_<stack>`` for each stack of :data:`TUNED_STACK_PAIRS`: the
     typical ``software_maturity_<stack>`` x (published / engine tokens/s per GPU of the stack's
     row) / (published / engine of the CUDA row), i.e. the factor that puts the stack's reference
     recipe where CUDA's is on the same benchmark (engine level, so no tuned constant enters)."""
-    cat = resolve_catalog(catalog)
-    bench = benchmark_throughput(cat).set_index("run")
-    ratio = bench["published_tok_s_gpu"] / bench["predicted_tok_s_gpu"]
-    a = assumption_values(cat)
-    return {
-        stack: a[f"software_maturity_{stack}"] * float(ratio[mine] / ratio[cuda])
-        for stack, (mine, cuda) in TUNED_STACK_PAIRS.items()
-    }
+    return _pair_factors(resolve_catalog(catalog), TUNED_STACK_PAIRS, lambda stack: stack)
 
 
 def tuned_part_maturity(catalog: Catalog | None = None) -> dict[str, float]:
@@ -109,14 +115,8 @@ def tuned_part_maturity(catalog: Catalog | None = None) -> dict[str, float]:
     :data:`TUNED_PART_PAIRS` (as :func:`tuned_stack_maturity`, from that part's row and its CUDA
     pair; engine level) and of :data:`TUNED_PART_SHARED` (the part it shares with)."""
     cat = resolve_catalog(catalog)
-    bench = benchmark_throughput(cat).set_index("run")
-    ratio = bench["published_tok_s_gpu"] / bench["predicted_tok_s_gpu"]
     stacks = cat.tables["accelerators"].set_index("accelerator_id")["software_stack"]
-    a = assumption_values(cat)
-    out = {
-        part: a[f"software_maturity_{stacks[part]}"] * float(ratio[mine] / ratio[cuda])
-        for part, (mine, cuda) in TUNED_PART_PAIRS.items()
-    }
+    out = _pair_factors(cat, TUNED_PART_PAIRS, lambda part: stacks[part])
     return {**out, **{part: out[src] for part, src in TUNED_PART_SHARED.items()}}
 
 

@@ -41,6 +41,8 @@ from ..catalog import DATA_DIR, clear_cache
 
 PERCENT = "{:+.1%}".format
 GPU_HOURS = "{:,.0f}".format
+#: Published and predicted tokens/s per GPU, and their error, in the benchmark tables.
+TOKENS_S = {"published_tok_s_gpu": GPU_HOURS, "predicted_tok_s_gpu": GPU_HOURS, "error": PERCENT}
 TIMES = "{:.2f}x".format
 
 
@@ -168,9 +170,7 @@ def _throughput_section(s: ValidationSummary) -> list[str]:
             formatters={
                 "published_ratio": "{:.2f}".format,
                 "predicted_ratio": "{:.2f}".format,
-                "published_tok_s_gpu": GPU_HOURS,
-                "predicted_tok_s_gpu": GPU_HOURS,
-                "error": PERCENT,
+                **TOKENS_S,
             },
         ),
     ]
@@ -213,14 +213,7 @@ def _levels_section(s: ValidationSummary) -> list[str]:
         lines += [
             f"Held-out benchmark rows (split holdout: fitted no speedup and no stack factor), "
             f"tuned level: MdAPE {h['mdape']:.1%}, {h['within_25pct']:.0%} within +-25 %:",
-            lv.tuned_holdout.to_string(
-                index=False,
-                formatters={
-                    "published_tok_s_gpu": "{:,.0f}".format,
-                    "predicted_tok_s_gpu": "{:,.0f}".format,
-                    "error": PERCENT,
-                },
-            ),
+            lv.tuned_holdout.to_string(index=False, formatters=TOKENS_S),
         ]
     if lv.realized_blind is not None:
         b, base = lv.realized_blind, lv.realized_blind_baseline

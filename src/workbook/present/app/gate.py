@@ -178,13 +178,13 @@ class CappedKernelManager(AsyncMappingKernelManager):
         return task.result()["task"].done()
 
     def finished_in_pool(self) -> int:
-        """Pool kernels that have run the whole notebook (a visitor sees their page at once);
-        they are put first in the pool, the one Voila hands out next."""
-        n = 0
+        """Pool kernels that have run the whole notebook (a visitor sees their page at once)."""
+        return sum(self._finished(t) for pool in getattr(self, "_pools", {}).values() for t in pool)
+
+    def finished_first(self) -> None:
+        """Put the pool's finished kernels first, where Voila takes the next visitor's kernel."""
         for pool in getattr(self, "_pools", {}).values():
             pool.sort(key=lambda t: not self._finished(t))
-            n += sum(1 for t in pool if self._finished(t))
-        return n
 
     def _in_pool(self, task) -> bool:
         """Whether ``task`` is a pool refill nobody waits for yet (not taken by a visitor)."""
@@ -299,6 +299,7 @@ class GatedVoilaHandler(TornadoVoilaHandler):
             return None  # no pool (size 0: nothing to wait for), or no kernel has run yet
         ticket, ahead = km.place(self.get_cookie(WAIT_COOKIE))
         if km.finished_in_pool() > ahead:
+            km.finished_first()
             km.leave(ticket)
             self.clear_cookie(WAIT_COOKIE)
             return None
