@@ -10,16 +10,18 @@ from workbook.calibrate import (
     band_coverage,
     benchmark_throughput,
     conformal_quantiles,
+    fit_tuned_traffic,
     full_runs,
     level_summary,
     predict_hours,
     realized_band,
+    tuned_base_throughput,
     tuned_loo_ratios,
     tuned_part_maturity,
     tuned_stack_maturity,
     validation_summary,
 )
-from workbook.calibrate.bands import _speedups
+from workbook.calibrate.bands import TUNED_TRAFFIC_GRID, _speedups
 
 
 def test_conformal_quantiles_take_the_declared_order_statistics():
@@ -72,9 +74,10 @@ def test_level_summary_agrees_with_its_parts_and_with_the_prospective_holdout():
 
 def test_the_rocm_tuned_factor_puts_amds_recipe_where_cudas_is_on_one_benchmark():
     """software_maturity_tuned_rocm = software_maturity_rocm x (published / engine of the MI300X
-    LoRA row) / (published / engine of the B200 LoRA row), by hand from the two rows."""
+    LoRA row) / (published / engine of the B200 LoRA row), by hand from the two rows, the engine
+    at the tuned level's HBM traffic."""
     cat = load_catalog()
-    bench = benchmark_throughput(cat).set_index("run")
+    bench = tuned_base_throughput(cat).set_index("run")
     amd, nv = bench.loc["mlperf-v50-lora-mi300x-8"], bench.loc["mlperf-v50-lora-b200-8"]
     assert (amd["published_tok_s_gpu"], nv["published_tok_s_gpu"]) == (2077, 5314)
     by_hand = 0.7 * (2077 / amd["predicted_tok_s_gpu"]) / (5314 / nv["predicted_tok_s_gpu"])
@@ -90,7 +93,7 @@ def test_held_out_benchmark_rows_fit_nothing():
     """The tuned speedups are the medians over the rows not held out: doubling a held-out row's
     published throughput moves no speedup, doubling a calibration row's can."""
     cat = load_catalog()
-    bench = benchmark_throughput(cat)
+    bench = tuned_base_throughput(cat)
     base = _speedups(bench)
     hold = bench["split"] == "holdout"
     # Declared in CHANGELOG.md before their errors were computed: MI325X and GB200 LoRA, then
@@ -118,9 +121,10 @@ def test_held_out_benchmark_rows_fit_nothing():
 def test_the_cdna4_tuned_factor_is_mi355xs_primus_row_against_b200s_nemo_row():
     """software_maturity_tuned_rocm for MI355X (and, declared, MI350X) = 0.7 x (published /
     engine of the Primus Llama 3.1 8B FP8 row on 8 MI355X) / (published / engine of the NeMo 25.11
-    Llama 3 8B FP8 row on 8 B200), by hand; stored in data/assumptions.csv as the live value."""
+    Llama 3 8B FP8 row on 8 B200), by hand (the engine at the tuned level's HBM traffic); stored
+    in data/assumptions.csv as the live value."""
     cat = load_catalog()
-    bench = benchmark_throughput(cat).set_index("run")
+    bench = tuned_base_throughput(cat).set_index("run")
     amd, nv = bench.loc["primus-mlperf-llama31-8b-mi355x-8"], bench.loc["nemo-llama3-8b-b200"]
     assert (amd["published_tok_s_gpu"], nv["published_tok_s_gpu"]) == (29974, 30624)
     assert (
@@ -132,3 +136,36 @@ def test_the_cdna4_tuned_factor_is_mi355xs_primus_row_against_b200s_nemo_row():
     for part, value in live.items():
         stored = cat.param("assumptions", "software_maturity_tuned_rocm", part)
         assert stored == pytest.approx(value, abs=1e-4), part
+
+
+def _fit_mdape(cat, traffic: float) -> float:
+    loo = tuned_loo_ratios(cat, traffic)
+    rows = loo[loo["split"] != "holdout"]
+    return float(np.median(np.abs(rows["loo_tok_s_gpu"] / rows["published_tok_s_gpu"] - 1)))
+
+
+def test_the_tuned_traffic_is_the_declared_grid_fit_on_rows_not_held_out():
+    """memory_traffic_tuned_... is the point of {100, 150, ..., 800} B with the lowest
+    leave-one-out MdAPE over the benchmark rows not held out (CHANGELOG.md, declared before the
+    fit): stored, and at least as good there as every other point, strictly better than the
+    whole-run 800 B; the whole-run constant itself does not move."""
+    cat = load_catalog()
+    assert TUNED_TRAFFIC_GRID == tuple(float(v) for v in range(100, 801, 50))
+    chosen = fit_tuned_traffic(cat)
+    assert cat.param("assumptions", "memory_traffic_tuned_bytes_per_token_layer_dmodel") == chosen
+    assert cat.param("assumptions", "memory_traffic_bytes_per_token_layer_dmodel") == 800.0
+    at = {t: _fit_mdape(cat, t) for t in TUNED_TRAFFIC_GRID}
+    assert at[chosen] == min(at.values()) and at[chosen] < at[800.0]
+
+
+def test_the_engine_level_benchmarks_keep_the_whole_run_traffic():
+    """benchmark_throughput (engine level, what validate's steady-state table shows) runs at the
+    whole-run 800 B; tuned_base_throughput at the tuned level's: the same rows, faster where the
+    HBM term weighs (every row: the term is never zero)."""
+    cat = load_catalog()
+    engine, base = benchmark_throughput(cat), tuned_base_throughput(cat)
+    assert (engine["run"] == base["run"]).all()
+    assert (base["predicted_tok_s_gpu"] > engine["predicted_tok_s_gpu"]).all()
+    assert (
+        tuned_base_throughput(cat, 800.0)["predicted_tok_s_gpu"] == engine["predicted_tok_s_gpu"]
+    ).all()

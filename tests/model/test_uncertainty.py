@@ -23,6 +23,17 @@ def a():
     return assumption_values(load_catalog())
 
 
+TRAFFIC = "memory_traffic_bytes_per_token_layer_dmodel"
+TUNED_TRAFFIC = "memory_traffic_tuned_bytes_per_token_layer_dmodel"
+
+
+def _engine_at_tuned_traffic(a, *args, **kw):
+    """The engine level with the tuned level's HBM traffic: what the tuned speedups multiply."""
+    return estimate_training(
+        *args, software_stack="engine", assumptions={TRAFFIC: a[TUNED_TRAFFIC]}, **kw
+    )
+
+
 def test_normal_cdf_matches_the_standard_library_within_2e_7():
     x = np.linspace(-5, 5, 101)
     exact = np.array([NormalDist().cdf(v) for v in x])
@@ -53,11 +64,12 @@ def test_typical_is_the_engine_times_the_held_out_runs_quantiles(a):
 
 
 def test_tuned_divides_the_engines_time_by_its_precisions_speedup(a):
-    """Tuned = the engine's steady throughput x tuned_stack_speedup_<precision>, goodput as the
-    engine's; its band is tuned_time_ratio_p10 / _p90 around that."""
+    """Tuned = the engine's steady throughput at the tuned HBM traffic x
+    tuned_stack_speedup_<precision>, goodput as the engine's; its band is tuned_time_ratio_p10 /
+    _p90 around that."""
     for precision in ("bf16", "fp8"):
         args = (8e9, 1e12, "h100-sxm", 64)
-        engine = estimate_training(*args, precision=precision, software_stack="engine")
+        engine = _engine_at_tuned_traffic(a, *args, precision=precision)
         tuned = estimate_training(*args, precision=precision, software_stack="tuned")
         k = a[f"tuned_stack_speedup_{precision}"]
         assert tuned.gpu_hours == pytest.approx(engine.gpu_hours / k)
@@ -100,7 +112,7 @@ def test_tuned_rocm_takes_the_reference_recipes_stack_factor_not_the_typical_der
         / a["software_maturity_rocm"]
     )
     args = (70e9, 1e12, "mi300x", 64)
-    engine = estimate_training(*args, precision="fp8", software_stack="engine")
+    engine = _engine_at_tuned_traffic(a, *args, precision="fp8")
     tuned = estimate_training(*args, precision="fp8", software_stack="tuned")
     assert tuned.breakdown["steady_tokens_per_s_per_gpu"] == pytest.approx(
         engine.breakdown["steady_tokens_per_s_per_gpu"] * k
@@ -111,21 +123,47 @@ def test_tuned_rocm_takes_the_reference_recipes_stack_factor_not_the_typical_der
 
 
 def test_a_cdna4_part_takes_its_own_tuned_rocm_row_and_cdna3_the_global_one(a):
-    """software_maturity_tuned_rocm keyed by accelerator (data/assumptions.csv: 0.8822 for
-    MI355X and MI350X) replaces the global 0.7625 for those parts only; ``keyed`` overrides the
+    """software_maturity_tuned_rocm keyed by accelerator (data/assumptions.csv: 0.8616 for
+    MI355X and MI350X) replaces the global 0.791 for those parts only; ``keyed`` overrides the
     stored rows (the live measurement); each factor is over software_maturity_rocm 0.7."""
     cat = load_catalog()
     parts = ["mi355x", "mi300x", "mi350x", "mi325x", "b200-hgx", "mi355x"]
     f = tuned_stack_factor(cat, parts, a)
-    cdna4, cdna3 = 0.8822 / 0.7, a["software_maturity_tuned_rocm"] / 0.7
-    assert a["software_maturity_tuned_rocm"] == pytest.approx(0.7625)
+    cdna4, cdna3 = 0.8616 / 0.7, a["software_maturity_tuned_rocm"] / 0.7
+    assert a["software_maturity_tuned_rocm"] == pytest.approx(0.791)
     assert f.tolist() == pytest.approx([cdna4, cdna3, cdna4, cdna3, 1.0, cdna4])
     g = tuned_stack_factor(cat, parts, a, keyed={"mi355x": 0.77})
     assert g.tolist() == pytest.approx([1.1, cdna3, cdna4, cdna3, 1.0, 1.1])
-    # At the tuned level MI355X's steady throughput is its engine's x 1.26 x the FP8 speedup.
+    # At the tuned level MI355X's steady throughput is its engine's (at the tuned HBM traffic)
+    # x 1.23 x the FP8 speedup.
     args = (70e9, 1e12, "mi355x", 64)
-    engine = estimate_training(*args, precision="fp8", software_stack="engine")
+    engine = _engine_at_tuned_traffic(a, *args, precision="fp8")
     tuned = estimate_training(*args, precision="fp8", software_stack="tuned")
     assert tuned.breakdown["steady_tokens_per_s_per_gpu"] == pytest.approx(
         engine.breakdown["steady_tokens_per_s_per_gpu"] * cdna4 * a["tuned_stack_speedup_fp8"]
     )
+
+
+def test_the_tuned_level_moves_half_the_hbm_bytes_of_the_whole_run_level(a):
+    """The non-matmul HBM term is traffic x G x L x d_model / (n x HBM bandwidth x efficiency):
+    by hand for Llama 3 8B on 8 B200 (G = 128 x 8192 tokens, L = 32, d = 4096, 8 TB/s), 800 B at
+    the engine and typical levels, the tuned level's 400 B (fitted on the benchmarks)."""
+    import pandas as pd
+
+    cfg = {
+        "n_params": 8.03e9,
+        "n_tokens": 1e10,
+        "accelerator": "b200-hgx",
+        "n_gpus": 8,
+        "precision": "fp8",
+        "seq_len": 8192,
+        "global_batch_tokens": 128 * 8192,
+        "n_layers": 32,
+        "d_model": 4096,
+    }
+    df = estimate_frame(
+        pd.DataFrame([{**cfg, "software_stack": s} for s in ("engine", "typical", "tuned")])
+    )
+    assert a[TRAFFIC] == 800.0 and a[TUNED_TRAFFIC] == 400.0
+    by_hand = 128 * 8192 * 32 * 4096 / (8 * 8e12 * a["memory_bw_efficiency"])
+    assert df["memory_s"].tolist() == pytest.approx([800 * by_hand, 800 * by_hand, 400 * by_hand])

@@ -58,6 +58,12 @@ TUNED_STACK_PAIRS = {"rocm": ("mlperf-v50-lora-mi300x-8", "mlperf-v50-lora-b200-
 #: ROCm 7), measured like the stack's: part -> (that part's calibration row, its CUDA pair of the
 #: same model, GPU count, sequence length and precision). Split declared in CHANGELOG.md (amd3).
 TUNED_PART_PAIRS = {"mi355x": ("primus-mlperf-llama31-8b-mi355x-8", "nemo-llama3-8b-b200")}
+#: The whole-run HBM traffic constant, and the tuned level's own (data/assumptions.csv).
+TRAFFIC = "memory_traffic_bytes_per_token_layer_dmodel"
+TUNED_TRAFFIC = "memory_traffic_tuned_bytes_per_token_layer_dmodel"
+#: The values :func:`fit_tuned_traffic` chooses among [B per token, layer and d_model] (the rule
+#: declared in CHANGELOG.md before the fit was run).
+TUNED_TRAFFIC_GRID = tuple(float(v) for v in range(100, 801, 50))
 #: Parts that take another part's tuned factor (declared, not fitted): MI350X is MI355X's CDNA 4
 #: die at a lower clock and power on the same ROCm 7 stack, with no FP8 benchmark of its own.
 TUNED_PART_SHARED = {"mi350x": "mi355x"}
@@ -89,11 +95,21 @@ def realized_band(catalog: Catalog | None = None) -> dict:
     return {"p10": lo, "p50": float(np.median(r)), "p90": hi, "n": int(r.size)}
 
 
-def _pair_factors(cat: Catalog, pairs: dict, stack_of) -> dict[str, float]:
+def tuned_base_throughput(cat: Catalog, traffic: float | None = None) -> pd.DataFrame:
+    """:func:`benchmark_throughput` at the engine level but with the tuned level's HBM traffic
+    (``traffic``; default the stored ``memory_traffic_tuned_...``): what the tuned speedups and
+    stack factors multiply."""
+    a = assumption_values(cat)
+    a[TRAFFIC] = a[TUNED_TRAFFIC] if traffic is None else float(traffic)
+    return benchmark_throughput(cat, assumptions=a)
+
+
+def _pair_factors(cat: Catalog, pairs: dict, stack_of, traffic=None) -> dict[str, float]:
     """For each key of ``pairs`` (key -> (its calibration row, the CUDA row of the same
     benchmark)): the typical ``software_maturity_<stack_of(key)>`` x (published / engine tokens/s
-    per GPU of its row) / (published / engine of the CUDA row), engine level."""
-    bench = benchmark_throughput(cat).set_index("run")
+    per GPU of its row) / (published / engine of the CUDA row), engine level at the tuned
+    traffic (:func:`tuned_base_throughput`)."""
+    bench = tuned_base_throughput(cat, traffic).set_index("run")
     ratio = bench["published_tok_s_gpu"] / bench["predicted_tok_s_gpu"]
     a = assumption_values(cat)
     return {
@@ -102,34 +118,38 @@ def _pair_factors(cat: Catalog, pairs: dict, stack_of) -> dict[str, float]:
     }
 
 
-def tuned_stack_maturity(catalog: Catalog | None = None) -> dict[str, float]:
+def tuned_stack_maturity(
+    catalog: Catalog | None = None, traffic: float | None = None
+) -> dict[str, float]:
     """``software_maturity_tuned_<stack>`` for each stack of :data:`TUNED_STACK_PAIRS`: the
     typical ``software_maturity_<stack>`` x (published / engine tokens/s per GPU of the stack's
     row) / (published / engine of the CUDA row), i.e. the factor that puts the stack's reference
     recipe where CUDA's is on the same benchmark (engine level, so no tuned constant enters)."""
-    return _pair_factors(resolve_catalog(catalog), TUNED_STACK_PAIRS, lambda stack: stack)
+    return _pair_factors(resolve_catalog(catalog), TUNED_STACK_PAIRS, lambda stack: stack, traffic)
 
 
-def tuned_part_maturity(catalog: Catalog | None = None) -> dict[str, float]:
+def tuned_part_maturity(
+    catalog: Catalog | None = None, traffic: float | None = None
+) -> dict[str, float]:
     """``software_maturity_tuned_<stack>`` keyed by accelerator for each part of
     :data:`TUNED_PART_PAIRS` (as :func:`tuned_stack_maturity`, from that part's row and its CUDA
     pair; engine level) and of :data:`TUNED_PART_SHARED` (the part it shares with)."""
     cat = resolve_catalog(catalog)
     stacks = cat.tables["accelerators"].set_index("accelerator_id")["software_stack"]
-    out = _pair_factors(cat, TUNED_PART_PAIRS, lambda part: stacks[part])
+    out = _pair_factors(cat, TUNED_PART_PAIRS, lambda part: stacks[part], traffic)
     return {**out, **{part: out[src] for part, src in TUNED_PART_SHARED.items()}}
 
 
-def _live_benchmarks(cat: Catalog) -> pd.DataFrame:
-    """:func:`benchmark_throughput` (engine level) with each part's stack factor from the live
+def _live_benchmarks(cat: Catalog, traffic: float | None = None) -> pd.DataFrame:
+    """:func:`tuned_base_throughput` with each part's stack factor from the live
     :func:`tuned_stack_maturity`, not the stored one, so that one ``--fit --write`` stores
     speedups consistent with the factor it stores."""
-    bench = benchmark_throughput(cat).reset_index(drop=True)
+    bench = tuned_base_throughput(cat, traffic).reset_index(drop=True)
     a = assumption_values(cat)
     # Rounded as band_constants stores it, so that a stored factor gives the same speedups.
-    live = tuned_stack_maturity(cat)
+    live = tuned_stack_maturity(cat, traffic)
     a.update({f"software_maturity_tuned_{k}": round(v, 4) for k, v in live.items()})
-    keyed = {k: round(v, 4) for k, v in tuned_part_maturity(cat).items()}
+    keyed = {k: round(v, 4) for k, v in tuned_part_maturity(cat, traffic).items()}
     return bench.assign(stack_factor=tuned_stack_factor(cat, bench["accelerator"], a, keyed))
 
 
@@ -146,12 +166,12 @@ def _speedups(bench: pd.DataFrame) -> dict[str, float]:
     return out
 
 
-def tuned_loo_ratios(catalog: Catalog | None = None) -> pd.DataFrame:
+def tuned_loo_ratios(catalog: Catalog | None = None, traffic: float | None = None) -> pd.DataFrame:
     """Every benchmark row against the tuned stack with its precision's speedup refitted without
     it (a held-out row's is the full fit, which never saw it) and its part's stack factor:
     :func:`benchmark_throughput` (engine level) plus ``loo_speedup``, ``loo_tok_s_gpu`` and
     ``time_ratio`` (published / predicted time = predicted / published throughput)."""
-    bench = _live_benchmarks(resolve_catalog(catalog))
+    bench = _live_benchmarks(resolve_catalog(catalog), traffic)
     loo = np.array(
         [
             _speedups(bench.drop(index=i))[_precision_key(p)]
@@ -170,28 +190,49 @@ def _precision_key(precision: str) -> str:
     return precision if precision in TUNED_PRECISIONS else TUNED_PRECISIONS[-1]
 
 
-def tuned_band(catalog: Catalog | None = None) -> dict:
+def fit_tuned_traffic(catalog: Catalog | None = None) -> float:
+    """The tuned level's HBM traffic: the point of :data:`TUNED_TRAFFIC_GRID` with the lowest
+    leave-one-out MdAPE (:func:`tuned_loo_ratios` at that traffic) over the benchmark rows not
+    held out; a tie goes to the larger value (the rule declared in CHANGELOG.md)."""
+    cat = resolve_catalog(catalog)
+    best, best_mdape = TUNED_TRAFFIC_GRID[-1], math.inf
+    for traffic in reversed(TUNED_TRAFFIC_GRID):  # from the largest: a tie keeps it
+        loo = tuned_loo_ratios(cat, traffic)
+        fit_rows = loo[loo["split"] != "holdout"]
+        mdape = float(
+            np.median(np.abs(fit_rows["loo_tok_s_gpu"] / fit_rows["published_tok_s_gpu"] - 1))
+        )
+        if mdape < best_mdape:
+            best, best_mdape = traffic, mdape
+    return best
+
+
+def tuned_band(catalog: Catalog | None = None, traffic: float | None = None) -> dict:
     """The tuned stack: ``speedup_<precision>`` (median published / engine-predicted steady
     throughput of the benchmarks at that precision), and ``p10`` / ``p90`` (split-conformal) of
     the leave-one-out time ratios (:func:`tuned_loo_ratios`) over ``n`` rows."""
     cat = resolve_catalog(catalog)
-    speed = _speedups(_live_benchmarks(cat))
-    lo, hi = conformal_quantiles(tuned_loo_ratios(cat)["time_ratio"])
+    speed = _speedups(_live_benchmarks(cat, traffic))
+    lo, hi = conformal_quantiles(tuned_loo_ratios(cat, traffic)["time_ratio"])
     return {**{f"speedup_{p}": v for p, v in speed.items()}, "p10": lo, "p90": hi}
 
 
 def band_constants(catalog: Catalog | None = None) -> dict[str, float]:
     """The data/assumptions.csv rows of both bands, measured live (rounded to 4 decimals)."""
     cat = resolve_catalog(catalog)
-    real, tuned = realized_band(cat), tuned_band(cat)
+    traffic = fit_tuned_traffic(cat)
+    real, tuned = realized_band(cat), tuned_band(cat, traffic)
     values = {
+        TUNED_TRAFFIC: traffic,
         "realized_time_ratio_p10": real["p10"],
         "realized_time_ratio_p50": real["p50"],
         "realized_time_ratio_p90": real["p90"],
         "tuned_time_ratio_p10": tuned["p10"],
         "tuned_time_ratio_p90": tuned["p90"],
         **{f"tuned_stack_speedup_{p}": tuned[f"speedup_{p}"] for p in TUNED_PRECISIONS},
-        **{f"software_maturity_tuned_{k}": v for k, v in tuned_stack_maturity(cat).items()},
+        **{
+            f"software_maturity_tuned_{k}": v for k, v in tuned_stack_maturity(cat, traffic).items()
+        },
     }
     return {k: round(float(v), 4) for k, v in values.items()}
 

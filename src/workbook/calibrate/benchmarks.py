@@ -57,15 +57,16 @@ BENCHMARK_RUN_TOKENS = 1e11
 
 
 def _steady_throughput(
-    rows: pd.DataFrame, catalog: Catalog, software_stack: str = "engine"
+    rows: pd.DataFrame, catalog: Catalog, software_stack: str = "engine", assumptions=None
 ) -> np.ndarray:
     """Predicted tokens/s per GPU between failures (what a benchmark measures) of benchmark
-    rows, at the ``software_stack`` level."""
+    rows, at the ``software_stack`` level (``assumptions``: constants other than the stored)."""
     rows = rows.assign(n_gpus=rows["gpu_count"].astype(int))
     configs = run_configs(rows, np.full(len(rows), BENCHMARK_RUN_TOKENS), software_stack)
     # The benchmark's own global batch where its source gives it (NaN: the engine's default).
     configs["global_batch_tokens"] = rows["global_batch_tokens"].to_numpy(float)
-    return estimate_frame(configs, catalog=catalog)["steady_tokens_per_s_per_gpu"].to_numpy(float)
+    frame = estimate_frame(configs, catalog=catalog, assumptions=assumptions)
+    return frame["steady_tokens_per_s_per_gpu"].to_numpy(float)
 
 
 def _benchmark_source(source: pd.Series) -> np.ndarray:
@@ -85,7 +86,9 @@ def _benchmark_source(source: pd.Series) -> np.ndarray:
 
 
 def benchmark_throughput(
-    catalog: Catalog | None = None, software_stack: str = "engine"
+    catalog: Catalog | None = None,
+    software_stack: str = "engine",
+    assumptions: dict[str, float] | None = None,
 ) -> pd.DataFrame:
     """Every published throughput benchmark (``row_type`` throughput_benchmark with tokens/s per
     GPU) against the engine's steady-state prediction for its model, part, GPU count, sequence
@@ -96,11 +99,12 @@ def benchmark_throughput(
     ``precision``, ``split`` (holdout rows fit no tuned constant), ``stack_factor`` (the part's
     tuned / typical software-stack derate, :func:`workbook.model.tuned_stack_factor`),
     ``published_tok_s_gpu``, ``predicted_tok_s_gpu`` [tokens/s per GPU], ``error`` (predicted /
-    published - 1)."""
+    published - 1). ``assumptions`` (default the stored constants) is what the engine runs with:
+    the tuned level's own HBM traffic (:func:`workbook.calibrate.bands.tuned_base_throughput`)."""
     cat = resolve_catalog(catalog)
     runs = cat.tables["published_runs"]
     rows = runs[benchmark_rows(runs)].reset_index(drop=True)
-    pred = _steady_throughput(rows, cat, software_stack)
+    pred = _steady_throughput(rows, cat, software_stack, assumptions)
     pub = rows["tokens_per_s_per_gpu"].to_numpy(float)
     return pd.DataFrame(
         {

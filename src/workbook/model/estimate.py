@@ -6,8 +6,7 @@ their accelerators and fabrics (:class:`Machines`), shape and FLOPs (:class:`Sha
 :mod:`workbook.model.flops`), the named derates (:class:`Derates`), the fastest layout that fits
 and its step time (:mod:`workbook.model.step_time`), goodput (:mod:`workbook.model.goodput`), and
 the result frame. Every factor is named in ``breakdown`` and comes from ``data/assumptions.csv``
-(overridable through :func:`workbook.catalog.load_catalog` overrides or the ``assumptions``
-argument).
+(overridable by :func:`workbook.catalog.load_catalog` overrides or the ``assumptions`` argument).
 """
 
 from __future__ import annotations
@@ -182,7 +181,11 @@ def _step_inputs(cat, cfg, m, shape, derates, a) -> tuple[Workload, Hardware, Ef
             1.0,
         ),
         memory_bw=a["memory_bw_efficiency"],
-        memory_traffic=a["memory_traffic_bytes_per_token_layer_dmodel"],
+        memory_traffic=np.where(  # tuned: a fused stack's own (calibrate.fit_tuned_traffic)
+            cfg.is_("software_stack", "tuned"),
+            a["memory_traffic_tuned_bytes_per_token_layer_dmodel"],
+            a["memory_traffic_bytes_per_token_layer_dmodel"],
+        ),
         scale_up=a["scale_up_efficiency"],
         dp_overlap=a["dp_overlap_fraction"],
         tp_overlap=a["tp_overlap_fraction"],

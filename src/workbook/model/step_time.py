@@ -95,7 +95,7 @@ class Efficiencies:
     gemm: np.ndarray  #: achieved / peak matmul rate (gemm_efficiency x mamf_efficiency)
     precision_ratio: np.ndarray  #: FP8 / FP4 GEMM efficiency relative to BF16
     memory_bw: float  #: achieved / peak HBM bandwidth
-    memory_traffic: float  #: HBM bytes per token, layer and d_model outside the matmuls [B]
+    memory_traffic: np.ndarray  #: HBM bytes per token, layer and d_model outside the matmuls [B]
     scale_up: float  #: achieved / peak scale-up (and PCIe) bandwidth
     dp_overlap: float  #: share of the backward pass that hides data-parallel traffic
     tp_overlap: float  #: share of tensor-parallel traffic hidden behind compute
