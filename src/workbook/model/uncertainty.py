@@ -8,7 +8,8 @@ Three levels (``software_stack``, :data:`SOFTWARE_STACKS`):
   ``_p50`` / ``_p90`` (data/assumptions.csv): the split-conformal quantiles of published /
   predicted GPU-hours over the held-out runs of data/published_runs.csv, which fitted no constant
   (:func:`workbook.calibrate.realized_band`).
-- ``"tuned"``: a vendor's reference recipe. The engine's steady-state throughput times
+- ``"tuned"``: a vendor's reference recipe. The engine's steady-state throughput (at the tuned
+  level's own HBM traffic, ``memory_traffic_tuned_bytes_per_token_layer_dmodel``) times
   ``tuned_stack_speedup_<precision>`` (the median published / predicted tokens/s per GPU of the
   throughput benchmarks at that precision, :func:`workbook.calibrate.tuned_band`) times the
   part's stack factor (:func:`tuned_stack_factor`: ``software_maturity_tuned_<stack>`` /
