@@ -124,7 +124,8 @@ def tuned_stack_maturity(
     """``software_maturity_tuned_<stack>`` for each stack of :data:`TUNED_STACK_PAIRS`: the
     typical ``software_maturity_<stack>`` x (published / engine tokens/s per GPU of the stack's
     row) / (published / engine of the CUDA row), i.e. the factor that puts the stack's reference
-    recipe where CUDA's is on the same benchmark (engine level, so no tuned constant enters)."""
+    recipe where CUDA's is on the same benchmark (the engine at the tuned level's HBM traffic,
+    :func:`tuned_base_throughput`: no tuned speedup or stack factor enters)."""
     return _pair_factors(resolve_catalog(catalog), TUNED_STACK_PAIRS, lambda stack: stack, traffic)
 
 
@@ -168,9 +169,10 @@ def _speedups(bench: pd.DataFrame) -> dict[str, float]:
 
 def tuned_loo_ratios(catalog: Catalog | None = None, traffic: float | None = None) -> pd.DataFrame:
     """Every benchmark row against the tuned stack with its precision's speedup refitted without
-    it (a held-out row's is the full fit, which never saw it) and its part's stack factor:
-    :func:`benchmark_throughput` (engine level) plus ``loo_speedup``, ``loo_tok_s_gpu`` and
-    ``time_ratio`` (published / predicted time = predicted / published throughput)."""
+    it (a held-out row's is the full fit, which never saw it) and its part's stack factor, at
+    HBM ``traffic`` (default the stored tuned value): :func:`tuned_base_throughput` plus
+    ``loo_speedup``, ``loo_tok_s_gpu`` and ``time_ratio`` (published / predicted time =
+    predicted / published throughput)."""
     bench = _live_benchmarks(resolve_catalog(catalog), traffic)
     loo = np.array(
         [
@@ -208,9 +210,10 @@ def fit_tuned_traffic(catalog: Catalog | None = None) -> float:
 
 
 def tuned_band(catalog: Catalog | None = None, traffic: float | None = None) -> dict:
-    """The tuned stack: ``speedup_<precision>`` (median published / engine-predicted steady
-    throughput of the benchmarks at that precision), and ``p10`` / ``p90`` (split-conformal) of
-    the leave-one-out time ratios (:func:`tuned_loo_ratios`) over ``n`` rows."""
+    """The tuned stack at HBM ``traffic``: ``speedup_<precision>`` (median published /
+    :func:`tuned_base_throughput` steady throughput of the benchmarks at that precision), and
+    ``p10`` / ``p90`` (split-conformal) of the leave-one-out time ratios (:func:`tuned_loo_ratios`)
+    over ``n`` rows."""
     cat = resolve_catalog(catalog)
     speed = _speedups(_live_benchmarks(cat, traffic))
     lo, hi = conformal_quantiles(tuned_loo_ratios(cat, traffic)["time_ratio"])
