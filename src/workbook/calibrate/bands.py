@@ -104,7 +104,9 @@ def tuned_base_throughput(cat: Catalog, traffic: float | None = None) -> pd.Data
     return benchmark_throughput(cat, assumptions=a)
 
 
-def _pair_factors(cat: Catalog, pairs: dict, stack_of, traffic=None) -> dict[str, float]:
+def _pair_factors(
+    cat: Catalog, pairs: dict, stack_of, traffic: float | None = None
+) -> dict[str, float]:
     """For each key of ``pairs`` (key -> (its calibration row, the CUDA row of the same
     benchmark)): the typical ``software_maturity_<stack_of(key)>`` x (published / engine tokens/s
     per GPU of its row) / (published / engine of the CUDA row), engine level at the tuned
@@ -201,9 +203,7 @@ def fit_tuned_traffic(catalog: Catalog | None = None) -> float:
     for traffic in reversed(TUNED_TRAFFIC_GRID):  # from the largest: a tie keeps it
         loo = tuned_loo_ratios(cat, traffic)
         fit_rows = loo[loo["split"] != "holdout"]
-        mdape = float(
-            np.median(np.abs(fit_rows["loo_tok_s_gpu"] / fit_rows["published_tok_s_gpu"] - 1))
-        )
+        mdape = metrics(fit_rows["published_tok_s_gpu"], fit_rows["loo_tok_s_gpu"])["mdape"]
         if mdape < best_mdape:
             best, best_mdape = traffic, mdape
     return best
