@@ -10,6 +10,7 @@ from workbook.calibrate import (
     band_coverage,
     benchmark_throughput,
     conformal_quantiles,
+    fit_moe_tuned,
     fit_tuned_traffic,
     full_runs,
     level_summary,
@@ -98,8 +99,10 @@ def test_held_out_benchmark_rows_fit_nothing():
     hold = bench["split"] == "holdout"
     # Declared in CHANGELOG.md before their errors were computed: MI325X and GB200 LoRA, then
     # every benchmark row entered in the tenth session (amd2), then the MLPerf v6.0 CDNA 4 LoRA
-    # rows (amd3).
+    # rows (amd3), then the NeMo 25.11 GPT-OSS-120B and Qwen3-30B-A3B MoE rows (2026-12-02).
     assert set(bench.loc[hold, "run"]) == {
+        *(f"nemo-gpt-oss-120b-{p}" for p in ("gb300", "gb200", "b200", "h100")),
+        *(f"nemo-qwen3-30b-{p}" for p in ("gb300", "gb200", "b200", "h100")),
         "mlperf-v60-lora-mi355x-8",
         "mlperf-v60-lora-mi350x-8",
         "mlperf-v50-lora-mi325x-8",
@@ -113,9 +116,58 @@ def test_held_out_benchmark_rows_fit_nothing():
     }
     doubled = bench.assign(published_tok_s_gpu=np.where(hold, 2, 1) * bench["published_tok_s_gpu"])
     assert _speedups(doubled) == base
+    assert fit_moe_tuned(cat) == pytest.approx(
+        cat.param("assumptions", "moe_efficiency") * _moe_ratio_median(doubled, base)
+    )
     loo = tuned_loo_ratios(cat).set_index("run")
-    for run in bench.loc[hold, "run"]:
-        assert loo.loc[run, "loo_speedup"] == pytest.approx(base["fp8"])
+    for run, p in bench.loc[hold, ["run", "precision"]].itertuples(index=False):
+        assert loo.loc[run, "loo_speedup"] == pytest.approx(base["bf16" if p == "bf16" else "fp8"])
+
+
+def _moe_ratio_median(bench, speed) -> float:
+    """Median published / tuned-predicted throughput of the MoE rows not held out, by hand."""
+    rows = bench[bench["moe"] & (bench["split"] != "holdout")]
+    sp = [round(speed["bf16" if p == "bf16" else "fp8"], 4) for p in rows["precision"]]
+    pred = rows["predicted_tok_s_gpu"] * rows["stack_factor"] * sp
+    return float(np.median(rows["published_tok_s_gpu"] / pred))
+
+
+def test_the_tuned_moe_factor_is_the_declared_median_over_the_moe_calibration_rows():
+    """moe_efficiency_tuned = moe_efficiency x the median published / tuned-predicted throughput of
+    the 8 MoE calibration rows (DeepSeek-V3 and Qwen3-235B-A22B; the rule declared in
+    CHANGELOG.md): stored as the live value. The dense speedups do not see the MoE rows: doubling
+    every MoE row's throughput moves no speedup but doubles the factor. The tuned prediction of a
+    MoE row is the engine's x its speedup x (moe_efficiency_tuned / moe_efficiency)."""
+    cat = load_catalog()
+    bench = tuned_base_throughput(cat)
+    cal = bench[bench["moe"] & (bench["split"] != "holdout")]
+    assert set(cal["run"]) == {
+        "nemo-deepseek-v3-gb200",
+        *(f"nemo-deepseek-v3-{p}-fp8" for p in ("gb300", "gb200", "b200")),
+        "nemo-deepseek-v3-gb300-bf16",
+        *(f"nemo-qwen3-235b-{p}" for p in ("gb300", "gb200", "b200")),
+    }
+    speed = _speedups(bench)
+    moe = cat.param("assumptions", "moe_efficiency")
+    by_hand = moe * _moe_ratio_median(bench, speed)
+    assert fit_moe_tuned(cat) == pytest.approx(by_hand)
+    assert cat.param("assumptions", "moe_efficiency_tuned") == pytest.approx(by_hand, abs=1e-4)
+    doubled = bench.assign(
+        published_tok_s_gpu=np.where(bench["moe"], 2, 1) * bench["published_tok_s_gpu"]
+    )
+    assert _speedups(doubled) == speed
+    assert _moe_ratio_median(doubled, speed) == pytest.approx(2 * _moe_ratio_median(bench, speed))
+    tuned = benchmark_throughput(cat, "tuned").set_index("run")
+    base = bench.set_index("run")
+    for run, p in cal[["run", "precision"]].itertuples(index=False):
+        sp = cat.param("assumptions", f"tuned_stack_speedup_{p}")
+        expect = (
+            base.loc[run, "predicted_tok_s_gpu"]
+            * sp
+            * cat.param("assumptions", "moe_efficiency_tuned")
+            / moe
+        )
+        assert tuned.loc[run, "predicted_tok_s_gpu"] == pytest.approx(expect, rel=1e-9), run
 
 
 def test_the_cdna4_tuned_factor_is_mi355xs_primus_row_against_b200s_nemo_row():
@@ -140,15 +192,15 @@ def test_the_cdna4_tuned_factor_is_mi355xs_primus_row_against_b200s_nemo_row():
 
 def _fit_mdape(cat, traffic: float) -> float:
     loo = tuned_loo_ratios(cat, traffic)
-    rows = loo[loo["split"] != "holdout"]
+    rows = loo[(loo["split"] != "holdout") & ~loo["moe"]]
     return float(np.median(np.abs(rows["loo_tok_s_gpu"] / rows["published_tok_s_gpu"] - 1)))
 
 
 def test_the_tuned_traffic_is_the_declared_grid_fit_on_rows_not_held_out():
     """memory_traffic_tuned_... is the point of {100, 150, ..., 800} B with the lowest
-    leave-one-out MdAPE over the benchmark rows not held out (CHANGELOG.md, declared before the
-    fit): stored, and at least as good there as every other point, strictly better than the
-    whole-run 800 B; the whole-run constant itself does not move."""
+    leave-one-out MdAPE over the dense benchmark rows not held out (CHANGELOG.md, declared before
+    the fit; the MoE rows left it on 2026-12-02): stored, and at least as good there as every
+    other point, strictly better than the whole-run 800 B; the whole-run constant does not move."""
     cat = load_catalog()
     assert TUNED_TRAFFIC_GRID == tuple(float(v) for v in range(100, 801, 50))
     chosen = fit_tuned_traffic(cat)

@@ -67,6 +67,10 @@ TUNED_TRAFFIC_GRID = tuple(float(v) for v in range(100, 801, 50))
 #: Parts that take another part's tuned factor (declared, not fitted): MI350X is MI355X's CDNA 4
 #: die at a lower clock and power on the same ROCm 7 stack, with no FP8 benchmark of its own.
 TUNED_PART_SHARED = {"mi350x": "mi355x"}
+#: The whole-run MoE multiplier, and the tuned level's own (data/assumptions.csv; fitted on the
+#: MoE benchmark rows not held out by the rule declared in CHANGELOG.md: :func:`fit_moe_tuned`).
+MOE = "moe_efficiency"
+MOE_TUNED = "moe_efficiency_tuned"
 
 
 def conformal_quantiles(ratios) -> tuple[float, float]:
@@ -158,9 +162,9 @@ def _live_benchmarks(cat: Catalog, traffic: float | None = None) -> pd.DataFrame
 
 def _speedups(bench: pd.DataFrame) -> dict[str, float]:
     """Median published / predicted throughput per :data:`TUNED_PRECISIONS` (all rows where a
-    precision has none), the prediction taken with each part's stack factor, over the rows that
-    are not held out."""
-    bench = bench[bench["split"] != "holdout"]
+    precision has none), the prediction taken with each part's stack factor, over the dense rows
+    that are not held out (the MoE rows fit :func:`fit_moe_tuned` instead)."""
+    bench = bench[(bench["split"] != "holdout") & ~bench["moe"]]
     ratio = bench["published_tok_s_gpu"] / (bench["predicted_tok_s_gpu"] * bench["stack_factor"])
     out = {}
     for p in TUNED_PRECISIONS:
@@ -169,22 +173,49 @@ def _speedups(bench: pd.DataFrame) -> dict[str, float]:
     return out
 
 
+def _moe_tuned(bench: pd.DataFrame, speed: dict[str, float], moe_efficiency: float) -> float:
+    """``moe_efficiency`` x the median published / tuned-predicted throughput of the MoE rows not
+    held out, each predicted with its part's stack factor and its precision's speedup of
+    ``speed`` (rounded as stored); no such row: ``moe_efficiency`` (nothing to fit)."""
+    fit = bench[(bench["split"] != "holdout") & bench["moe"]]
+    if fit.empty:
+        return moe_efficiency
+    sp = np.array([round(speed[_precision_key(p)], 4) for p in fit["precision"]])
+    pred = fit["predicted_tok_s_gpu"].to_numpy(float) * fit["stack_factor"].to_numpy(float) * sp
+    return moe_efficiency * float(np.median(fit["published_tok_s_gpu"].to_numpy(float) / pred))
+
+
+def fit_moe_tuned(catalog: Catalog | None = None, traffic: float | None = None) -> float:
+    """``moe_efficiency_tuned``, the tuned level's MoE multiplier (the rule declared in
+    CHANGELOG.md): the engine's ``moe_efficiency`` x the median published / tuned-predicted
+    tokens/s per GPU of the MoE benchmark rows not held out, the dense tuned constants (HBM
+    ``traffic``, speedups, stack factors) fitted first on the dense rows."""
+    cat = resolve_catalog(catalog)
+    bench = _live_benchmarks(cat, traffic)
+    return _moe_tuned(bench, _speedups(bench), assumption_values(cat)[MOE])
+
+
 def tuned_loo_ratios(catalog: Catalog | None = None, traffic: float | None = None) -> pd.DataFrame:
-    """Every benchmark row against the tuned stack with its precision's speedup refitted without
-    it (a held-out row's is the full fit, which never saw it) and its part's stack factor, at
-    HBM ``traffic`` (default the stored tuned value): :func:`tuned_base_throughput` plus
-    ``loo_speedup``, ``loo_tok_s_gpu`` and ``time_ratio`` (published / predicted time =
-    predicted / published throughput)."""
-    bench = _live_benchmarks(resolve_catalog(catalog), traffic)
-    loo = np.array(
-        [
-            _speedups(bench.drop(index=i))[_precision_key(p)]
-            for i, p in enumerate(bench["precision"])
-        ]
-    )
-    pred = (bench["predicted_tok_s_gpu"] * bench["stack_factor"]).to_numpy(float) * loo
+    """Every benchmark row against the tuned stack with its precision's speedup (and, for a
+    mixture of experts, the MoE factor) refitted without it (a held-out row's is the full fit,
+    which never saw it) and its part's stack factor, at HBM ``traffic`` (default the stored tuned
+    value): :func:`tuned_base_throughput` plus ``loo_speedup``, ``loo_moe`` (the tuned / engine
+    MoE multiplier; 1 for a dense row), ``loo_tok_s_gpu`` and ``time_ratio`` (published /
+    predicted time = predicted / published throughput)."""
+    cat = resolve_catalog(catalog)
+    bench = _live_benchmarks(cat, traffic)
+    moe_efficiency = assumption_values(cat)[MOE]
+    speed, moe = [], []
+    for i, (p, moe_row) in enumerate(zip(bench["precision"], bench["moe"], strict=True)):
+        rest = bench.drop(index=i)
+        sp = _speedups(rest)
+        speed.append(sp[_precision_key(p)])
+        moe.append(_moe_tuned(rest, sp, moe_efficiency) / moe_efficiency if moe_row else 1.0)
+    loo, loo_moe = np.array(speed), np.array(moe)
+    pred = (bench["predicted_tok_s_gpu"] * bench["stack_factor"]).to_numpy(float) * loo * loo_moe
     return bench.assign(
         loo_speedup=loo,
+        loo_moe=loo_moe,
         loo_tok_s_gpu=pred,
         time_ratio=pred / bench["published_tok_s_gpu"].to_numpy(float),
     )
@@ -196,13 +227,13 @@ def _precision_key(precision: str) -> str:
 
 def fit_tuned_traffic(catalog: Catalog | None = None) -> float:
     """The tuned level's HBM traffic: the point of :data:`TUNED_TRAFFIC_GRID` with the lowest
-    leave-one-out MdAPE (:func:`tuned_loo_ratios` at that traffic) over the benchmark rows not
-    held out; a tie goes to the larger value (the rule declared in CHANGELOG.md)."""
+    leave-one-out MdAPE (:func:`tuned_loo_ratios` at that traffic) over the dense benchmark rows
+    not held out; a tie goes to the larger value (the rules declared in CHANGELOG.md)."""
     cat = resolve_catalog(catalog)
     best, best_mdape = TUNED_TRAFFIC_GRID[-1], math.inf
     for traffic in reversed(TUNED_TRAFFIC_GRID):  # from the largest: a tie keeps it
         loo = tuned_loo_ratios(cat, traffic)
-        fit_rows = loo[loo["split"] != "holdout"]
+        fit_rows = loo[(loo["split"] != "holdout") & ~loo["moe"]]
         mdape = metrics(fit_rows["published_tok_s_gpu"], fit_rows["loo_tok_s_gpu"])["mdape"]
         if mdape < best_mdape:
             best, best_mdape = traffic, mdape
@@ -211,13 +242,15 @@ def fit_tuned_traffic(catalog: Catalog | None = None) -> float:
 
 def tuned_band(catalog: Catalog | None = None, traffic: float | None = None) -> dict:
     """The tuned stack at HBM ``traffic``: ``speedup_<precision>`` (median published /
-    :func:`tuned_base_throughput` steady throughput of the benchmarks at that precision), and
-    ``p10`` / ``p90`` (split-conformal) of the leave-one-out time ratios (:func:`tuned_loo_ratios`)
-    over ``n`` rows."""
+    :func:`tuned_base_throughput` steady throughput of the dense benchmarks at that precision),
+    ``moe`` (:func:`fit_moe_tuned`), and ``p10`` / ``p90`` (split-conformal) of every row's
+    leave-one-out time ratio (:func:`tuned_loo_ratios`)."""
     cat = resolve_catalog(catalog)
-    speed = _speedups(_live_benchmarks(cat, traffic))
+    bench = _live_benchmarks(cat, traffic)
+    speed = _speedups(bench)
+    moe = _moe_tuned(bench, speed, assumption_values(cat)[MOE])
     lo, hi = conformal_quantiles(tuned_loo_ratios(cat, traffic)["time_ratio"])
-    return {**{f"speedup_{p}": v for p, v in speed.items()}, "p10": lo, "p90": hi}
+    return {**{f"speedup_{p}": v for p, v in speed.items()}, "moe": moe, "p10": lo, "p90": hi}
 
 
 def band_constants(catalog: Catalog | None = None) -> dict[str, float]:
@@ -233,6 +266,7 @@ def band_constants(catalog: Catalog | None = None) -> dict[str, float]:
         "tuned_time_ratio_p10": tuned["p10"],
         "tuned_time_ratio_p90": tuned["p90"],
         **{f"tuned_stack_speedup_{p}": tuned[f"speedup_{p}"] for p in TUNED_PRECISIONS},
+        MOE_TUNED: tuned["moe"],
         **{
             f"software_maturity_tuned_{k}": v for k, v in tuned_stack_maturity(cat, traffic).items()
         },
@@ -304,6 +338,9 @@ class Levels:
     #: ``published_tok_s_gpu``, ``predicted_tok_s_gpu``, ``error``; and their metrics.
     tuned_holdout: pd.DataFrame
     tuned_holdout_metrics: dict | None
+    #: The same metrics for the held-out dense rows and the held-out MoE rows apart (a kind with
+    #: no held-out row is left out).
+    tuned_holdout_by_kind: dict
     #: The typical level's median (engine x the held-out median refitted without the row) on the
     #: dense prospective (blind) runs, and the constant-MFU baseline on the same runs.
     realized_blind: dict | None
@@ -317,7 +354,14 @@ class Levels:
 
 
 #: What the validator shows of each held-out benchmark row.
-HOLDOUT_COLUMNS = ["run", "accelerator", "published_tok_s_gpu", "predicted_tok_s_gpu", "error"]
+HOLDOUT_COLUMNS = [
+    "run",
+    "accelerator",
+    "moe",
+    "published_tok_s_gpu",
+    "predicted_tok_s_gpu",
+    "error",
+]
 
 
 def _vendor_bias(cat: Catalog, tuned: pd.DataFrame, loo: pd.DataFrame) -> pd.DataFrame:
@@ -382,6 +426,11 @@ def level_summary(catalog: Catalog | None = None) -> Levels:
         tuned_holdout_metrics=metrics(hold["published_tok_s_gpu"], hold["predicted_tok_s_gpu"])
         if len(hold)
         else None,
+        tuned_holdout_by_kind={
+            kind: metrics(rows["published_tok_s_gpu"], rows["predicted_tok_s_gpu"])
+            for kind, rows in (("dense", hold[~hold["moe"]]), ("MoE", hold[hold["moe"]]))
+            if len(rows)
+        },
         realized_blind=blind,
         realized_blind_baseline=blind_base,
         realized_by_group=_realized_by_group(cat),

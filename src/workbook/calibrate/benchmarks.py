@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..catalog import Catalog, resolve_catalog
 from ..model import assumption_values, benchmark_rows, estimate_frame, tuned_stack_factor
-from .runs import run_configs
+from .runs import is_moe, run_configs
 
 #: Throughput-ratio checks: (label, numerator run_id, denominator run_id).
 RATIO_PAIRS = [
@@ -96,7 +96,8 @@ def benchmark_throughput(
     where the source gives none), at the ``software_stack`` level (``"engine"``: the step-time
     model as fitted; ``"tuned"``: with the tuned stack's speedups). One row each: ``run``,
     ``source`` (the software: llm-foundry, NeMo, MLPerf, or papers), ``accelerator``, ``n_gpus``,
-    ``precision``, ``split`` (holdout rows fit no tuned constant), ``stack_factor`` (the part's
+    ``precision``, ``split`` (holdout rows fit no tuned constant), ``moe`` (a mixture of experts:
+    it publishes active parameters), ``stack_factor`` (the part's
     tuned / typical software-stack derate, :func:`workbook.model.tuned_stack_factor`),
     ``published_tok_s_gpu``, ``predicted_tok_s_gpu`` [tokens/s per GPU], ``error`` (predicted /
     published - 1). ``assumptions`` (default the stored constants) is what the engine runs with:
@@ -114,6 +115,7 @@ def benchmark_throughput(
             "n_gpus": rows["gpu_count"].astype(int),
             "precision": rows["precision"],
             "split": rows["split"],
+            "moe": is_moe(rows),
             "stack_factor": tuned_stack_factor(cat, rows["accelerator_id"], assumption_values(cat)),
             "published_tok_s_gpu": pub,
             "predicted_tok_s_gpu": pred,

@@ -321,6 +321,10 @@ def _level_figures(lv: Levels | None) -> dict:
     if lv.tuned_holdout_metrics is not None:
         out["tuned_holdout_rows"] = lv.tuned_holdout_metrics["n"]
         out["tuned_holdout_mdape"] = lv.tuned_holdout_metrics["mdape"]
+        for kind, m in lv.tuned_holdout_by_kind.items():
+            out[f"tuned_holdout_{kind.lower()}_rows"] = m["n"]
+            out[f"tuned_holdout_{kind.lower()}_mdape"] = m["mdape"]
+            out[f"tuned_holdout_{kind.lower()}_within_25pct"] = m["within_25pct"]
     if lv.realized_blind is not None:
         out["realized_blind_runs"] = lv.realized_blind["n"]
         out["realized_blind_mdape"] = lv.realized_blind["mdape"]

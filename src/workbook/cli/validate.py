@@ -212,7 +212,12 @@ def _levels_section(s: ValidationSummary) -> list[str]:
         h = lv.tuned_holdout_metrics
         lines += [
             f"Held-out benchmark rows (split holdout: fitted no speedup and no stack factor), "
-            f"tuned level: MdAPE {h['mdape']:.1%}, {h['within_25pct']:.0%} within +-25 %:",
+            f"tuned level: MdAPE {h['mdape']:.1%}, {h['within_25pct']:.0%} within +-25 %; "
+            + "; ".join(
+                f"{kind} ({m['n']} rows): MdAPE {m['mdape']:.1%}, {m['within_25pct']:.0%} within"
+                for kind, m in lv.tuned_holdout_by_kind.items()
+            )
+            + ":",
             lv.tuned_holdout.to_string(index=False, formatters=TOKENS_S),
         ]
     if lv.realized_blind is not None:

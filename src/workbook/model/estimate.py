@@ -1,12 +1,10 @@
 """The estimation engine's public API: :func:`estimate_training` (one configuration) and
 :func:`estimate_frame` (a DataFrame of configurations, vectorised: the decision engine's sweep).
 
-:func:`estimate_frame` reads as its steps: check the configurations (:class:`Configs`), look up
-their accelerators and fabrics (:class:`Machines`), shape and FLOPs (:class:`Shape`,
-:mod:`workbook.model.flops`), the named derates (:class:`Derates`), the fastest layout that fits
-and its step time (:mod:`workbook.model.step_time`), goodput (:mod:`workbook.model.goodput`), and
-the result frame. Every factor is named in ``breakdown`` and comes from ``data/assumptions.csv``
-(overridable by :func:`workbook.catalog.load_catalog` overrides or the ``assumptions`` argument).
+:func:`estimate_frame` reads as its steps: the configurations (:class:`Configs`), their parts and
+fabrics (:class:`Machines`), shape and FLOPs (:class:`Shape`), the named derates (:class:`Derates`),
+the fastest layout that fits and its step time (:mod:`.step_time`), goodput, the result frame. Each
+factor is named in ``breakdown``, from ``data/assumptions.csv`` (or overrides, or ``assumptions``).
 """
 
 from __future__ import annotations
@@ -66,7 +64,7 @@ class Derates:
     software_maturity: np.ndarray  #: software_maturity_<stack>
     thermal_factor: np.ndarray  #: air_throttle_fraction for a liquid part in air racks, else 1
     input_pipeline_factor: np.ndarray  #: input_pipeline_python_factor for a Python loader, else 1
-    moe_factor: np.ndarray  #: moe_efficiency for a mixture of experts, else 1
+    moe_factor: np.ndarray  #: moe_efficiency (tuned: _tuned) for a mixture of experts, else 1
     qlora_factor: np.ndarray  #: 1 / qlora_dequant_overhead for QLoRA, else 1
     throttled: np.ndarray  #: a liquid-cooled part runs in air racks
 
@@ -134,13 +132,16 @@ def _derates(cfg: Configs, m: Machines, a: dict[str, float]) -> Derates:
     liquid_only = parts["cooling_options"].to_numpy(object) == "liquid"
     throttled = m.spec.per_row(liquid_only) & (m.cooling == "air")
     is_moe = cfg.n_active_params < cfg.n_params * MOE_ACTIVE_SHARE_BELOW
+    moe = np.where(  # tuned: a reference recipe's own (workbook.calibrate.fit_moe_tuned)
+        cfg.is_("software_stack", "tuned"), a["moe_efficiency_tuned"], a["moe_efficiency"]
+    )
     return Derates(
         software_maturity=m.spec.per_row(np.asarray(maturity, float)),
         thermal_factor=np.where(throttled, a["air_throttle_fraction"], 1.0),
         input_pipeline_factor=np.where(
             cfg.is_("input_pipeline", "python"), a["input_pipeline_python_factor"], 1.0
         ),
-        moe_factor=np.where(is_moe, a["moe_efficiency"], 1.0),
+        moe_factor=np.where(is_moe, moe, 1.0),
         qlora_factor=np.where(cfg.is_("method", "qlora"), 1.0 / a["qlora_dequant_overhead"], 1.0),
         throttled=throttled,
     )
@@ -264,7 +265,6 @@ def _frame(cfg, m, shape, derates, layout, step, gp, band: TimeBand) -> pd.DataF
     wall_hours = cfg.n_tokens / tokens_per_s / SECONDS_PER_HOUR / gp
     gpu_seconds = cfg.n_gpus * wall_hours * SECONDS_PER_HOUR
     q = _band_columns(band, wall_hours, cfg.n_gpus)
-
     every = bool(m.supported.all())
 
     def nan_if(x):
