@@ -133,3 +133,23 @@ def test_band_text_names_a_cost_the_run_time_does_not_move():
     assert band_text(moving, "cost_per_run_usd") == "p10-p90 $20,117-$25,001"
     days = pd.Series({"wall_days_p10": 3.1, "wall_days_p90": 7.4})
     assert band_text(days, "wall_days") == "p10-p90 3.1-7.4 days"
+
+
+def test_a_tuned_moe_pick_says_the_tuned_level_is_least_sure_on_moe():
+    """At the tuned level a mixture of experts' reasons carry the held-out MoE benchmarks' figures
+    (MdAPE and the worst too-fast ratio, from workbook.calibrate.tuned_moe_holdout); a dense pick
+    at the tuned level and a MoE pick at the typical level do not."""
+    from workbook.calibrate import tuned_moe_holdout
+
+    cat = load_catalog()
+    moe = tuned_moe_holdout(cat)
+    # The 8 held-out rows (GPT-OSS-120B, Qwen3-30B-A3B): the worst is Qwen3-30B-A3B on B200,
+    # predicted 42,889 against 9,299 published tokens/s per GPU (validate's table).
+    assert moe["n"] == 8 and moe["fastest"] == pytest.approx(42889 / 9299, rel=0.01)
+    sentence = f"off by a median {moe['mdape']:.0%} and up to {moe['fastest']:.1f}x too fast"
+    base = presets["band-7b-to-70b"]
+    tuned_moe = base.replace(n_params=30.5e9, n_active_params=3.3e9, software_stack="tuned")
+    rec = recommend(tuned_moe, sensitivity=False)
+    assert any(sentence in r for r in rec.reasons)
+    for other in (base.replace(software_stack="tuned"), tuned_moe.replace(software_stack="typical")):
+        assert not any("held-out MoE" in r for r in recommend(other, sensitivity=False).reasons)

@@ -36,6 +36,8 @@ from .bands import (
     tuned_band,
     tuned_base_throughput,
     tuned_loo_ratios,
+    tuned_moe_holdout,
+    tuned_moe_holdout_cached,
     tuned_part_maturity,
     tuned_stack_maturity,
 )
@@ -119,6 +121,8 @@ __all__ = [
     "tuned_band",
     "tuned_base_throughput",
     "tuned_loo_ratios",
+    "tuned_moe_holdout",
+    "tuned_moe_holdout_cached",
     "tuned_part_maturity",
     "tuned_stack_maturity",
     "accuracy_floor",

@@ -320,6 +320,21 @@ def band_basis_counts(catalog: Catalog | None = None) -> tuple[int, int]:
     return int((runs["split"] == "holdout").sum()), int(benchmark_rows(bench).sum())
 
 
+def tuned_moe_holdout(catalog: Catalog | None = None) -> dict | None:
+    """The tuned level on the held-out MoE benchmark rows (they fit nothing): ``n``, ``mdape``
+    and ``fastest`` (the largest predicted / published throughput) [x]; None without such rows."""
+    tuned = benchmark_throughput(resolve_catalog(catalog), "tuned")
+    hold = tuned[(tuned["split"] == "holdout") & tuned["moe"]]
+    if hold.empty:
+        return None
+    fastest = float((hold["predicted_tok_s_gpu"] / hold["published_tok_s_gpu"]).max())
+    return {**metrics(hold["published_tok_s_gpu"], hold["predicted_tok_s_gpu"]), "fastest": fastest}
+
+
+#: :func:`tuned_moe_holdout` per catalog object (every recommendation's reasons ask).
+tuned_moe_holdout_cached = PerCatalog(tuned_moe_holdout)
+
+
 @dataclass
 class Levels:
     """Both levels on their own evidence, as ``python -m workbook validate`` prints them.

@@ -4,7 +4,6 @@ function per reason), the one-sentence headline, the runners-up and the rejected
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -21,6 +20,7 @@ from ..text import (
     probability_text,
     runs_text,
 )
+from .band_reason import BandBasis, band_reason, band_text
 from .bill import software_reason
 from .evaluate import TieRule
 from .feasibility import CONSTRAINTS, reason_texts
@@ -167,20 +167,6 @@ def pick_sentence(s: Scenario, top: pd.Series) -> str:
     )
 
 
-def band_text(r: pd.Series, column: str) -> str:
-    """The p10-p90 of a days or cost column: ``p10-p90 3.1-7.4 days``,
-    ``p10-p90 $20,117-$25,001``; a cost the run time does not move (a reservation paid for the
-    year) says so instead of printing the same dollar figure twice."""
-    lo, hi = r[f"{column}_p10"], r[f"{column}_p90"]
-    if column.endswith("_usd"):
-        if round(lo) == round(hi):
-            return "the same at p10 and p90: the run time does not move it"
-        return f"p10-p90 ${lo:,.0f}-${hi:,.0f}"
-    if lo >= 1:
-        return f"p10-p90 {days_text(lo, unit=False)}-{days_text(hi)}"
-    return f"p10-p90 {duration_text(lo)} to {duration_text(hi)}"
-
-
 def deadline_odds_text(s: Scenario, r: pd.Series) -> str:
     """``finishes by day 120 with 86 % probability`` (and the budget's where it is not over
     99 %)."""
@@ -285,19 +271,6 @@ def robust_option(s: Scenario, o: pd.DataFrame, ranked_pos: np.ndarray) -> pd.Se
     return o.iloc[ranked_pos[ok[0]]] if len(ok) else None
 
 
-@dataclass(frozen=True)
-class BandBasis:
-    """Where the time band comes from, for the reasons (:func:`workbook.calibrate.realized_band`
-    and data/assumptions.csv)."""
-
-    #: Held-out runs the typical band was measured on [count].
-    runs: int
-    #: Benchmark rows the tuned band was measured on [count].
-    benchmarks: int
-    #: ``time_band_widening_no_evidence`` [x].
-    widening: float
-
-
 def why_top(
     s: Scenario,
     best: pd.Series,
@@ -322,7 +295,7 @@ def why_top(
         if not tie
         else _tie_reason(s, best, objective_best, rule),
         _time_factor_reason(s, best),
-        _band_reason(s, best, basis),
+        band_reason(best, basis),
         _slow_end_reason(s, best, robust),
         _memory_reason(best),
         _budget_reason(s, best),
@@ -393,33 +366,6 @@ def _time_factor_reason(s: Scenario, best: pd.Series) -> str | None:
         f"{days_text(best['wall_days'] / s.time_factor)} "
         "(days, GPU-hours and their cost all scale with it)."
     )
-
-
-def _band_reason(s: Scenario, best: pd.Series, basis: BandBasis) -> str:
-    """The pick's p10-p90 days and where the band comes from (and that it is widened where the
-    part has no evidence of its own)."""
-    if best["stack_level"] == "tuned":
-        level = (
-            "the tuned stack (a vendor's reference recipe): steady-state throughput calibrated on "
-            f"{basis.benchmarks} published benchmarks, the band from their leave-one-out errors"
-        )
-        evidence = "no published benchmark"
-    else:
-        level = (
-            "the typical stack (what published whole runs realized): split-conformal quantiles of "
-            f"published / predicted GPU-hours over {basis.runs} held-out runs"
-        )
-        evidence = "no published run"
-    text = (
-        f"Its run time is a band, not a point: {band_text(best, 'wall_days')} per run (median "
-        f"{duration_text(best['wall_days'])}), from {level}."
-    )
-    if best["time_band_widened"]:
-        text += (
-            f" There is {evidence} on {best['name']}: its estimate rests on the spec sheet and "
-            f"constants fitted on other parts, so its band is widened {basis.widening:g}x."
-        )
-    return text
 
 
 def _slow_end_reason(s: Scenario, best: pd.Series, robust: pd.Series | None) -> str:

@@ -24,13 +24,13 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from ..calibrate import band_basis_counts, time_model_trust
+from ..calibrate import band_basis_counts, time_model_trust, tuned_moe_holdout_cached
 from ..catalog import Catalog, load_catalog
 from ..model import assumption_values
 from . import sensitivity as sensitivity_analysis
+from .band_reason import BandBasis
 from .evaluate import TieRule, best_index, breakeven_for, evaluate, option_row, rank_columns
 from .explain import (
-    BandBasis,
     estimate_caveat,
     impossibility,
     infeasible_summary,
@@ -315,7 +315,8 @@ def explain_pick(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog) -
 def band_basis(cat: Catalog) -> BandBasis:
     """Where the time bands of ``cat`` come from, for the reasons."""
     runs, benchmarks = band_basis_counts(cat)
-    return BandBasis(runs, benchmarks, assumption_values(cat)["time_band_widening_no_evidence"])
+    widening = assumption_values(cat)["time_band_widening_no_evidence"]
+    return BandBasis(runs, benchmarks, widening, tuned_moe_holdout_cached(cat))
 
 
 def sourced_pick(s: Scenario, o: pd.DataFrame, rule: TieRule) -> pd.Series | None:

@@ -1,0 +1,76 @@
+"""The pick's time band in words: its p10-p90 and where the band comes from (the reason
+:func:`workbook.decide.explain.why_top` gives), and the p10-p90 text of any days or cost column."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ..text import days_text, duration_text
+
+
+def band_text(r: pd.Series, column: str) -> str:
+    """The p10-p90 of a days or cost column: ``p10-p90 3.1-7.4 days``,
+    ``p10-p90 $20,117-$25,001``; a cost the run time does not move (a reservation paid for the
+    year) says so instead of printing the same dollar figure twice."""
+    lo, hi = r[f"{column}_p10"], r[f"{column}_p90"]
+    if column.endswith("_usd"):
+        if round(lo) == round(hi):
+            return "the same at p10 and p90: the run time does not move it"
+        return f"p10-p90 ${lo:,.0f}-${hi:,.0f}"
+    if lo >= 1:
+        return f"p10-p90 {days_text(lo, unit=False)}-{days_text(hi)}"
+    return f"p10-p90 {duration_text(lo)} to {duration_text(hi)}"
+
+
+@dataclass(frozen=True)
+class BandBasis:
+    """Where the time band comes from, for the reasons (:func:`workbook.calibrate.realized_band`
+    and data/assumptions.csv)."""
+
+    #: Held-out runs the typical band was measured on [count].
+    runs: int
+    #: Benchmark rows the tuned band was measured on [count].
+    benchmarks: int
+    #: ``time_band_widening_no_evidence`` [x].
+    widening: float
+    #: The tuned level on the held-out MoE benchmarks (``n``, ``mdape``, ``fastest``:
+    #: :func:`workbook.calibrate.tuned_moe_holdout`); None without such rows.
+    moe_holdout: dict | None = None
+
+
+def band_reason(best: pd.Series, basis: BandBasis) -> str:
+    """The pick's p10-p90 days and where the band comes from (and that it is widened where the
+    part has no evidence of its own, and that the tuned level is least sure on a mixture of
+    experts)."""
+    if best["stack_level"] == "tuned":
+        level = (
+            "the tuned stack (a vendor's reference recipe): steady-state throughput calibrated on "
+            f"{basis.benchmarks} published benchmarks, the band from their leave-one-out errors"
+        )
+        evidence = "no published benchmark"
+    else:
+        level = (
+            "the typical stack (what published whole runs realized): split-conformal quantiles of "
+            f"published / predicted GPU-hours over {basis.runs} held-out runs"
+        )
+        evidence = "no published run"
+    text = (
+        f"Its run time is a band, not a point: {band_text(best, 'wall_days')} per run (median "
+        f"{duration_text(best['wall_days'])}), from {level}."
+    )
+    if best["time_band_widened"]:
+        text += (
+            f" There is {evidence} on {best['name']}: its estimate rests on the spec sheet and "
+            f"constants fitted on other parts, so its band is widened {basis.widening:g}x."
+        )
+    moe = basis.moe_holdout
+    if best["stack_level"] == "tuned" and best["moe_factor"] < 1 and moe:
+        text += (
+            " It is a mixture of experts, where the tuned level is least sure: on the "
+            f"{moe['n']} held-out MoE benchmarks it was off by a median {moe['mdape']:.0%} and "
+            f"up to {moe['fastest']:.1f}x too fast (fine-grained MoE), so read this time as "
+            "optimistic."
+        )
+    return text
