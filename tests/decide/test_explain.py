@@ -151,5 +151,8 @@ def test_a_tuned_moe_pick_says_the_tuned_level_is_least_sure_on_moe():
     tuned_moe = base.replace(n_params=30.5e9, n_active_params=3.3e9, software_stack="tuned")
     rec = recommend(tuned_moe, sensitivity=False)
     assert any(sentence in r for r in rec.reasons)
-    for other in (base.replace(software_stack="tuned"), tuned_moe.replace(software_stack="typical")):
+    for other in (
+        base.replace(software_stack="tuned"),
+        tuned_moe.replace(software_stack="typical"),
+    ):
         assert not any("held-out MoE" in r for r in recommend(other, sensitivity=False).reasons)
