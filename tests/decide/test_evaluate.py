@@ -165,23 +165,29 @@ def test_the_staff_line_is_in_the_fixed_costs_the_year_and_the_first_year(rec):
     assert with_staff["cost_per_run_usd"][rented] == without["cost_per_run_usd"][rented]
 
 
-def test_large_rentals_pay_one_platform_engineer_per_64_nodes(rec):
+def test_large_rentals_pay_one_platform_engineer_per_64_nodes_for_the_time_rented(rec):
     """rented_staff_above_nodes 16, nodes_per_platform_engineer_rented 64, engineer_cost
     $300,000 (data/assumptions.csv): a rental of 24 H200 nodes (192 GPUs) -> 24 > 16, ceil(24 /
-    64) = 1 engineer = $300,000 a year, 16 nodes (128 GPUs) are not above 16 -> none; the line is
-    in the rental's cost per year, first and steady year (staff_factor 0 takes it out) and in
-    its bill."""
+    64) = 1 engineer = $300,000 for a whole year, 16 nodes (128 GPUs) are not above 16 -> none.
+    It pays them for the time it is rented: on demand 6 runs x its wall days x 24 h / 8,760 h of
+    the $300,000 (by hand), reserved the whole year. The line is in the rental's cost per year,
+    first and steady year (staff_factor 0 takes it out) and in its bill."""
     s, o = rec.scenario, rec.options
-    assert _row(o, "h200-sxm", 192, "rent-on-demand")["staff_usd_per_year"] == 300_000
-    assert _row(o, "h200-sxm", 128, "rent-on-demand")["staff_usd_per_year"] == 0
+    demand = _row(o, "h200-sxm", 192, "rent-on-demand")
+    assert demand["staff_full_year_usd"] == 300_000
+    assert _row(o, "h200-sxm", 128, "rent-on-demand")["staff_full_year_usd"] == 0
+    share = s.runs_per_year * demand["wall_days"] * 24 / 8760
+    assert 0 < share < 0.1
+    assert demand["staff_usd_per_year"] == pytest.approx(300_000 * share, rel=1e-12)
+    assert _row(o, "h200-sxm", 192, "rent-reserved")["staff_usd_per_year"] == 300_000
     pos = option_position(o, "h200-sxm", 192, "rent-on-demand")
     with_staff, without = evaluate_arrays(s, o), evaluate_arrays(s, o, staff_factor=0.0)
     for key in ("cost_per_year_usd", "first_year_cost_usd", "steady_year_cost_usd"):
-        assert with_staff[key][pos] - without[key][pos] == pytest.approx(300_000), key
-    # The tornado's engineer-cost end ($450,000 / $300,000 = 1.5x) moves it by $150,000.
+        assert with_staff[key][pos] - without[key][pos] == pytest.approx(300_000 * share), key
+    # The tornado's engineer-cost end ($450,000 / $300,000 = 1.5x) moves it by half as much.
     high = evaluate_arrays(s, o, staff_factor=1.5)
     assert high["cost_per_year_usd"][pos] - with_staff["cost_per_year_usd"][pos] == (
-        pytest.approx(150_000)
+        pytest.approx(150_000 * share)
     )
 
 
@@ -191,7 +197,7 @@ def test_breakeven_counts_the_staff_line(rec):
     s, o = rec.scenario, rec.options
     best = _row(o, "h200-sxm", 24, "buy-new")
     no_staff = o.copy()
-    no_staff["staff_usd_per_year"] = 0.0
+    no_staff["staff_full_year_usd"] = 0.0
     no_staff.update(evaluate(s, no_staff))
     rent = _row(o, "h200-sxm", 24, "rent-on-demand")
     energy_run = best["it_kw"] * best["pue"] * best["electricity"] * best["wall_days"] * 24

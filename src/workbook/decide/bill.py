@@ -96,13 +96,13 @@ def bill_columns(
     site: dict,
     price_basis: np.ndarray,
 ) -> dict[str, np.ndarray]:
-    """The bill's static columns of every option (the ``options`` step's ``staff_usd_per_year``
+    """The bill's static columns of every option (the ``options`` step's ``staff_full_year_usd``
     to ``provider_goodput``, :mod:`workbook.decide.columns`); ``price_basis`` is each option's
     default price's basis (:func:`tier_priced`)."""
     nodes = o["nodes"].to_numpy(float)
     n = o["n_gpus"].to_numpy(float)
     cols = {
-        "staff_usd_per_year": platform_engineers_needed(is_buy, nodes, a)
+        "staff_full_year_usd": platform_engineers_needed(is_buy, nodes, a)
         * a["engineer_cost_usd_per_year"],
         "software_usd_per_year": software_usd_per_year(s, o["software_stack"].to_numpy(object), a),
         "run_pue": np.where(is_buy, pue, a["cloud_pue"]),

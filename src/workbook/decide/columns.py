@@ -160,9 +160,9 @@ _OPTIONS = (
     ("idle_power_fraction", "ratio", "power drawn while idle / busy power"),
     ("base_wall_days", "days", "days per run before the spot overhead and factors"),
     (
-        "staff_usd_per_year",
+        "staff_full_year_usd",
         "USD/yr",
-        "platform engineers of an owned multi-node cluster or a large rental a year",
+        "platform engineers of an owned multi-node cluster or a large rental, a whole year",
     ),
     (
         "software_usd_per_year",
@@ -218,6 +218,11 @@ _EVALUATE = (
     ("support_usd_per_year", "USD/yr", "support contract of an owned cluster"),
     ("fixed_usd_per_year", "USD/yr", "cost per year of an owned cluster but its energy"),
     ("rent_usd_per_year", "USD/yr", "GPU rent of the year's runs (a reservation: the year's)"),
+    (
+        "staff_usd_per_year",
+        "USD/yr",
+        "platform engineers paid: owned or reserved the whole year, else the runs' share of it",
+    ),
     ("egress_usd_per_year", "USD/yr", "a rental's egress of the year's runs"),
     ("opex_usd_per_year", "USD/yr", "energy to support (owned); rent, port, storage, egress"),
     ("steady_year_cost_usd", "USD/yr", "a year after the first: opex without one-off costs"),

@@ -176,6 +176,7 @@ def _bill_lines(med: dict, capex: dict) -> dict[str, np.ndarray]:
         "support_usd_per_year": owned(own["support"]),
         "fixed_usd_per_year": owned(own["fixed"]),
         "rent_usd_per_year": rented(rent["rent"]),
+        "staff_usd_per_year": np.where(is_buy, own["staff"], rent["staff"]),
         "egress_usd_per_year": rented(rent["egress"]),
         "opex_usd_per_year": np.where(is_buy, own["opex"], rent["total"]),
         "steady_year_cost_usd": np.where(is_buy, own["opex"], rent["total"] - rent["port"]),
@@ -418,11 +419,9 @@ def breakeven_for(s: Scenario, o: pd.DataFrame, best: pd.Series) -> float:
     kw, pue, elec, idle = buy["it_kw"], buy["pue"], buy["electricity"], buy["idle_power_fraction"]
     energy_run = kw * pue * elec * buy["wall_days"] * HOURS_PER_DAY
     idle_year = kw * pue * elec * HOURS_PER_YEAR * idle
-    # Both keep the project's storage (and a large rental its platform engineers) all year:
-    # only the owner's extra is fixed, and the rent per run is what each further run costs.
-    rent_fixed = (
-        rent["storage_usd_per_year"] + rent["staff_usd_per_year"] + rent["software_usd_per_year"]
-    )
+    # Both keep the project's storage all year: only the owner's extra is fixed, and the rent per
+    # run (with a large rental's engineers for the run's time) is what each further run costs.
+    rent_fixed = rent["storage_usd_per_year"] + rent["software_usd_per_year"]
     rent_run = rent["cost_per_run_usd"] - rent_fixed / s.runs_per_year
     fixed = buy["fixed_usd_per_year"] - rent_fixed
     return float(breakeven_runs_per_year(fixed, idle_year, rent_run, energy_run, idle))

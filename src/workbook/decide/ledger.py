@@ -9,9 +9,9 @@ Owned (every option priced as if bought; :func:`owned_lines`)::
     first year   = capex + opex;  a steady year = opex
 
 Rented (:func:`rented_lines`): opex / yr = rent (the runs', or a year's reservation) + port +
-staff + software + storage + egress; cost / yr = first year = a steady year = opex. The static
-inputs are the options' columns (:mod:`workbook.decide.bill`); the factors are those of
-:func:`workbook.decide.evaluate.evaluate_arrays`.
+staff (for the time rented) + software + storage + egress; cost / yr = first year = a steady
+year = opex. The static inputs are the options' columns (:mod:`workbook.decide.bill`); the
+factors are those of :func:`workbook.decide.evaluate.evaluate_arrays`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import cost
-from ..units import MONTHS_PER_YEAR
+from ..units import HOURS_PER_YEAR, MONTHS_PER_YEAR
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ def owned_lines(o, wall_h, runs, capex: dict, f: Factors) -> dict[str, np.ndarra
         "capital": own["capital"],
         "colocation": kw * MONTHS_PER_YEAR * _floats(o, "colocation"),
         "energy": own["energy_busy"] + own["energy_idle"],
-        "staff": _floats(o, "staff_usd_per_year") * f.staff_factor,
+        "staff": _floats(o, "staff_full_year_usd") * f.staff_factor,
         "software": _floats(o, "software_usd_per_year") * f.software_factor,
         "storage": _floats(o, "storage_usd_per_year") * f.storage_factor,
         "support": _floats(o, "support_fraction") * hardware * f.support_factor,
@@ -102,17 +102,20 @@ def owned_lines(o, wall_h, runs, capex: dict, f: Factors) -> dict[str, np.ndarra
 def rented_lines(o, wall_h, runs, f: Factors) -> dict[str, np.ndarray]:
     """Renting every option's cluster for a year of ``runs`` runs of ``wall_h`` hours (every
     option priced as if rented) [USD/yr]: ``rent`` (the runs' GPU-hours, a reservation the whole
-    year's), ``port``, ``staff`` (a large rental's platform engineers), ``software``,
+    year's), ``port``, ``staff`` (a large rental's platform engineers for the time it is rented:
+    the whole year reserved, else the runs' hours / a year's, at most 1), ``software``,
     ``storage``, ``egress`` and ``total`` (= the opex, the first and a steady
     year)."""
     n, price = _floats(o, "n_gpus"), _floats(o, "price") * f.rent_price_factor
     rent_run = cost.rent_cost_per_run(n * wall_h, price)
     reserved = np.asarray(o["acquisition"] == "rent-reserved", bool)
     reserved_year = cost.reserved_cost_per_year(n, wall_h, runs, price)
+    # The engineers are the rental's while it is rented (the provider runs the machines).
+    rented_share = np.where(reserved, 1.0, np.minimum(1.0, wall_h * runs / HOURS_PER_YEAR))
     lines = {
         "rent": np.where(reserved, reserved_year, rent_run * runs),
         "port": _floats(o, "porting_usd"),
-        "staff": _floats(o, "staff_usd_per_year") * f.staff_factor,
+        "staff": _floats(o, "staff_full_year_usd") * f.staff_factor * rented_share,
         "software": _floats(o, "software_usd_per_year") * f.software_factor,
         "storage": _floats(o, "storage_usd_per_year") * f.storage_factor,
         "egress": _floats(o, "egress_usd_per_run") * runs,

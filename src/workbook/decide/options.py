@@ -94,8 +94,9 @@ class Option:
     capex_usd : float
         Purchase price of an owned cluster, 0 when rented [USD].
     staff_usd_per_year, storage_usd_per_year, support_usd_per_year : float
-        Platform engineers of an owned multi-node cluster (0 otherwise), the project's storage
-        and an owned cluster's support contract [USD/yr].
+        Platform engineers paid (an owned multi-node cluster or a reserved large rental the
+        whole year, a large rental on demand or spot for its runs' share of the year; 0
+        otherwise), the project's storage and an owned cluster's support contract [USD/yr].
     software_usd_per_year : float
         The team's engineer-weeks lost to an immature stack (ROCm, SynapseAI; 0 otherwise) [USD/yr].
     network_usd : float

@@ -35,7 +35,7 @@ OWNED_LINES = (
 RENTED_LINES = (
     ("rent_usd_per_year", "GPU rent", "opex"),
     ("porting_usd", "Port of the code to the stack", "once"),
-    ("staff_usd_per_year", "Platform engineers", "opex"),
+    ("staff_usd_per_year", "Platform engineers (for the time rented)", "opex"),
     ("software_usd_per_year", "Engineers' time on an immature stack", "opex"),
     ("storage_usd_per_year", "Storage (data and checkpoints)", "opex"),
     ("egress_usd_per_year", "Egress (a checkpoint out per run)", "opex"),
