@@ -320,15 +320,23 @@ def band_basis_counts(catalog: Catalog | None = None) -> tuple[int, int]:
     return int((runs["split"] == "holdout").sum()), int(benchmark_rows(bench).sum())
 
 
+def _holdout_by_kind(tuned: pd.DataFrame) -> dict[str, dict]:
+    """The held-out rows of a tuned-level :func:`benchmark_throughput` table, dense and MoE apart:
+    :func:`.metrics.metrics` plus ``fastest`` (the largest predicted / published throughput) [x]
+    per kind that has such rows."""
+    hold = tuned[tuned["split"] == "holdout"]
+    out = {}
+    for kind, rows in (("dense", hold[~hold["moe"]]), ("MoE", hold[hold["moe"]])):
+        if len(rows):
+            pub, pred = rows["published_tok_s_gpu"], rows["predicted_tok_s_gpu"]
+            out[kind] = {**metrics(pub, pred), "fastest": float((pred / pub).max())}
+    return out
+
+
 def tuned_moe_holdout(catalog: Catalog | None = None) -> dict | None:
     """The tuned level on the held-out MoE benchmark rows (they fit nothing): ``n``, ``mdape``
     and ``fastest`` (the largest predicted / published throughput) [x]; None without such rows."""
-    tuned = benchmark_throughput(resolve_catalog(catalog), "tuned")
-    hold = tuned[(tuned["split"] == "holdout") & tuned["moe"]]
-    if hold.empty:
-        return None
-    fastest = float((hold["predicted_tok_s_gpu"] / hold["published_tok_s_gpu"]).max())
-    return {**metrics(hold["published_tok_s_gpu"], hold["predicted_tok_s_gpu"]), "fastest": fastest}
+    return _holdout_by_kind(benchmark_throughput(resolve_catalog(catalog), "tuned")).get("MoE")
 
 
 #: :func:`tuned_moe_holdout` per catalog object (every recommendation's reasons ask).
@@ -353,8 +361,8 @@ class Levels:
     #: ``published_tok_s_gpu``, ``predicted_tok_s_gpu``, ``error``; and their metrics.
     tuned_holdout: pd.DataFrame
     tuned_holdout_metrics: dict | None
-    #: The same metrics for the held-out dense rows and the held-out MoE rows apart (a kind with
-    #: no held-out row is left out).
+    #: The same metrics (and ``fastest``) for the held-out dense rows and the held-out MoE rows
+    #: apart (a kind with no held-out row is left out: :func:`_holdout_by_kind`).
     tuned_holdout_by_kind: dict
     #: The typical level's median (engine x the held-out median refitted without the row) on the
     #: dense prospective (blind) runs, and the constant-MFU baseline on the same runs.
@@ -441,11 +449,7 @@ def level_summary(catalog: Catalog | None = None) -> Levels:
         tuned_holdout_metrics=metrics(hold["published_tok_s_gpu"], hold["predicted_tok_s_gpu"])
         if len(hold)
         else None,
-        tuned_holdout_by_kind={
-            kind: metrics(rows["published_tok_s_gpu"], rows["predicted_tok_s_gpu"])
-            for kind, rows in (("dense", hold[~hold["moe"]]), ("MoE", hold[hold["moe"]]))
-            if len(rows)
-        },
+        tuned_holdout_by_kind=_holdout_by_kind(tuned),
         realized_blind=blind,
         realized_blind_baseline=blind_base,
         realized_by_group=_realized_by_group(cat),
