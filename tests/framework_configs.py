@@ -118,3 +118,22 @@ model:
   data:
     seq_length: 4096
 """
+
+#: A Megatron-LM / NeMo style YAML of Qwen3-30B-A3B (the keys of Megatron-Bridge's Qwen3 MoE
+#: provider: kv_channels 128 is the head size; 128 experts, top 8, expert FFN 768).
+NEMO_QWEN3_30B_A3B = """\
+model:
+  num_layers: 48
+  hidden_size: 2048
+  ffn_hidden_size: 6144
+  moe_ffn_hidden_size: 768
+  num_attention_heads: 32
+  num_query_groups: 4
+  kv_channels: 128
+  num_moe_experts: 128
+  moe_router_topk: 8
+  swiglu: true
+  share_embeddings_and_output_weights: false
+  vocab_size: 151936
+  seq_length: 4096
+"""

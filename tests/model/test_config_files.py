@@ -5,8 +5,13 @@ parameter counts, and bad files one clear error."""
 import json
 
 import pytest
-from framework_configs import NEMO_LLAMA31_8B, NEMO_MIXTRAL_8X7B, TORCHTITAN_LLAMA3_8B
-from hf_configs import LLAMA3_8B
+from framework_configs import (
+    NEMO_LLAMA31_8B,
+    NEMO_MIXTRAL_8X7B,
+    NEMO_QWEN3_30B_A3B,
+    TORCHTITAN_LLAMA3_8B,
+)
+from hf_configs import LLAMA3_8B, QWEN3_30B_A3B
 
 from workbook.model import ModelShape, read_model_config
 from workbook.model.config_files import torchtitan_ffn
@@ -58,6 +63,15 @@ def test_nemo_mixtral_yaml_is_46_7b_total_12_9b_active(tmp_path):
     assert shape.n_params == pytest.approx(46.70e9, rel=1e-3)
     assert shape.n_active_params == pytest.approx(12.88e9, rel=1e-3)
     assert (shape.n_experts, shape.experts_per_token) == (8, 2)
+
+
+def test_megatron_kv_channels_is_the_head_size(tmp_path):
+    """Qwen3-30B-A3B as a Megatron YAML (kv_channels 128) is its config.json's shape: 30.5B total,
+    3.35B active (tests/model/test_shape.py has the arithmetic)."""
+    yml = read_model_config(_write(tmp_path, "qwen3.yaml", NEMO_QWEN3_30B_A3B)).shape
+    hf = ModelShape.from_hf_config(_write(tmp_path, "config.json", json.dumps(QWEN3_30B_A3B)))
+    assert yml == hf
+    assert (yml.head_dim, yml.n_params, yml.n_active_params) == (128, 30_532_110_336, 3_353_020_416)
 
 
 def test_yaml_and_json_of_one_model_agree(tmp_path):

@@ -222,6 +222,32 @@ def test_exact_moe_shape_counts_the_routed_experts_only():
     assert r.breakdown["moe_factor"] < 1
 
 
+def test_qwen3_moe_attention_is_as_wide_as_its_heads_not_d_model():
+    """Qwen3-30B-A3B (48 layers, d 2048, 32 heads of 128, 4 KV heads, 128 experts of 768, top 8,
+    V 151936), s = 4096, causal: matmul parameters 48 x (18,874,368 + 8 x 4,718,592 + 262,144)
+    + 151936 x 2048 = 3,041,656,832; 6 x that = 18,249,940,992, plus attention at the heads' width
+    6 x 48 x 4096 x (32 x 128) = 4,831,838,208 (not d = 2048's 2,415,919,104): 23,081,779,200 FLOP
+    per token. The same shape as frame columns gives the same count."""
+    shape = ModelShape(48, 2048, 32, 4, 768, 151936, 128, 8, head_dim=128)
+    r = estimate_training(None, 1e11, "h100-sxm", 64, shape=shape)
+    assert r.breakdown["flops_per_token"] == pytest.approx(23_081_779_200, rel=1e-12)
+    row = dict(
+        n_params=shape.n_params,
+        n_active_params=shape.n_active_params,
+        n_tokens=1e11,
+        accelerator="h100-sxm",
+        n_gpus=64,
+        **shape.columns(),
+    )
+    frame = estimate_frame(pd.DataFrame([row]))
+    assert frame["flops_per_token"].iloc[0] == pytest.approx(23_081_779_200, rel=1e-12)
+    with pytest.raises(ValueError, match="head_dim=0|head_dim"):
+        estimate_frame(pd.DataFrame([row | {"head_dim": 0}]))
+    uneven = row | {"d_model": 2050, "head_dim": np.nan}
+    with pytest.raises(ValueError, match="not a multiple of n_heads"):
+        estimate_frame(pd.DataFrame([uneven]))
+
+
 def test_exact_shape_activations_use_the_kv_heads_and_ffn():
     """The same 8B job: the shape (coefficient 36 > 34) needs more activation memory than the
     derived one would at the same L and d; memory = states + activations of the chosen layout."""

@@ -4,7 +4,7 @@ config.json reader's refusals."""
 import json
 
 import pytest
-from hf_configs import LLAMA3_8B, LLAMA3_70B, MIXTRAL_8X7B
+from hf_configs import LLAMA3_8B, LLAMA3_70B, MIXTRAL_8X7B, QWEN3_30B_A3B, QWEN3_235B_A22B
 
 from workbook.model.shape import ModelShape
 
@@ -48,6 +48,51 @@ def test_mixtral_total_46_7b_active_12_9b(tmp_path):
     assert s.n_active_params == pytest.approx(12.9e9, abs=0.05e9)
 
 
+def test_qwen3_30b_a3b_counts_its_128_wide_heads(tmp_path):
+    """Q and O 2 x 2048 x (32 x 128) = 16,777,216, K and V 2 x 2048 x (4 x 128) = 2,097,152:
+    attention 18,874,368 per layer (not 9,437,184 as if heads were 2048 / 32 = 64 wide); expert
+    3 x 2048 x 768 = 4,718,592, router 2048 x 128 = 262,144, norms 4,096. Total 48 x (18,874,368 +
+    128 x 4,718,592 + 266,240) + 2 x 151936 x 2048 + 2048 = 30,532,110,336 (model card: 30.5B);
+    active 48 x (18,874,368 + 8 x 4,718,592 + 266,240) + 622,331,904 = 3,353,020,416 (card: 3.3B;
+    without the head size it would be 2.90B, 12 % short)."""
+    s = ModelShape.from_hf_config(write(tmp_path, QWEN3_30B_A3B))
+    assert (s.head_dim, s.n_experts, s.experts_per_token) == (128, 128, 8)
+    assert s.n_params == 30_532_110_336
+    assert s.n_active_params == 3_353_020_416
+    assert s.n_active_params == pytest.approx(3.3e9, rel=0.02)
+
+
+def test_qwen3_235b_a22b_is_235b_total_22b_active(tmp_path):
+    """Attention 2 x 4096 x 8192 + 2 x 4096 x 512 = 71,303,168; expert 3 x 4096 x 1536 =
+    18,874,368; router 524,288; norms 8,192. Total 94 x (71,303,168 + 128 x 18,874,368 + 532,480)
+    + 2 x 151936 x 4096 + 4096 = 235,093,610,496 (card: 235B); active 94 x (71,303,168 +
+    8 x 18,874,368 + 532,480) + 1,244,663,808 = 22,190,739,456 (card: 22B)."""
+    s = ModelShape.from_hf_config(write(tmp_path, QWEN3_235B_A22B))
+    assert s.n_params == 235_093_610_496
+    assert s.n_active_params == 22_190_739_456
+
+
+def test_head_size_of_d_over_heads_changes_nothing(tmp_path):
+    """A config.json that states Llama 3 8B's head_dim (128 = 4096 / 32) is the same shape."""
+    stated = ModelShape.from_hf_config(write(tmp_path, {**LLAMA3_8B, "head_dim": 128}))
+    assert stated == ModelShape.from_hf_config(write(tmp_path, LLAMA3_8B, "b.json"))
+    assert stated.activation_coefficient == 36.0  # 14 + 4 x 8/32 + 6 x 14336/4096
+
+
+def test_a_head_size_is_not_d_model_over_the_heads():
+    """GPT-OSS-120B: hidden 2880, 64 heads of 64 (Q 4,096 wide; 2880 / 64 = 45 would be the
+    head size implied). Without a head size, d_model must be a multiple of the heads."""
+    s = ModelShape(36, 2880, 64, 8, 2880, 201088, 128, 4, head_dim=64)
+    implied = ModelShape(36, 2880, 64, 8, 2880, 201088, 128, 4)
+    assert (s.head_dim, implied.head_dim) == (64, 45)
+    # attention per layer 2 x 2880 x 4096 + 2 x 2880 x 512 against 2 x 2880^2 + 2 x 2880 x 360
+    diff = 36 * (2 * 2880 * 4096 + 2 * 2880 * 512 - 2 * 2880**2 - 2 * 2880 * 360)
+    assert s.n_params - implied.n_params == diff
+    ModelShape(1, 100, 3, 1, 64, 10, head_dim=32)  # 3 heads of 32 in a width of 100
+    with pytest.raises(ValueError, match="or a head_dim"):
+        ModelShape(1, 100, 3, 1, 64, 10)
+
+
 def test_matmul_params_count_the_lm_head_not_the_embedding_lookup(tmp_path):
     """Llama 3 8B: 32 x (41,943,040 + 176,160,768) + 128256 x 4096 = 6,979,321,856 +
     525,336,576 = 7,504,658,432."""
@@ -88,6 +133,10 @@ def test_missing_kv_heads_means_multi_head_attention(tmp_path):
         ({**LLAMA3_8B, "hidden_size": True}, "hidden_size=True is not a number"),
         ({**LLAMA3_8B, "hidden_size": "4096"}, "hidden_size='4096' is not a number"),
         ({**LLAMA3_8B, "kv_lora_rank": 512}, "latent attention"),
+        ({**QWEN3_30B_A3B, "mlp_only_layers": [0, 1]}, "dense layers mixed"),
+        ({**QWEN3_30B_A3B, "decoder_sparse_step": 2}, "decoder_sparse_step=2"),
+        ({**QWEN3_30B_A3B, "head_dim": 0}, "head_dim=0"),
+        ({**LLAMA3_8B, "hidden_size": 4100}, "or a head_dim"),
         ([1, 2, 3], "not a JSON object"),
     ],
 )

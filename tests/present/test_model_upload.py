@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from framework_configs import NEMO_LLAMA31_8B, NEMO_MIXTRAL_8X7B, TORCHTITAN_LLAMA3_8B
-from hf_configs import LLAMA3_8B, LLAMA3_70B, MIXTRAL_8X7B
+from hf_configs import LLAMA3_8B, LLAMA3_70B, MIXTRAL_8X7B, QWEN3_30B_A3B
 
 import workbook.present.app.model_upload as mu
 from workbook.decide import Scenario, recommend
@@ -108,6 +108,16 @@ def test_mixtral_sets_total_and_active_parameters(app, name, content):
     summary = app.model_config.summary.value
     assert "8 experts, 2 per token" in summary and "(12.9B) active per token" in summary
     assert app.inputs["n_active_params"].value == f"{s.n_active_params / 1e9!r}"
+
+
+def test_qwen3_moe_config_says_its_heads_are_128_wide(app):
+    """Qwen3-30B-A3B: 32 heads of 128 in a width of 2,048 (its active count 3.35B, not the 2.90B
+    that heads of 2048 / 32 would give: tests/model/test_shape.py)."""
+    assert app.model_config.load("config.json", _json(QWEN3_30B_A3B))
+    assert app.rec.scenario.n_active_params == 3_353_020_416
+    summary = app.model_config.summary.value
+    assert "32 heads of 128, 4 KV heads" in summary and "128 experts, 8 per token" in summary
+    assert "(3.35B) active per token" in summary
 
 
 BAD = [

@@ -3,8 +3,9 @@
 - a Hugging Face ``config.json`` (:meth:`ModelShape.from_hf_config`);
 - a Megatron-LM / NeMo YAML (``num_layers``, ``hidden_size``, ``num_attention_heads``,
   ``num_query_groups``, ``ffn_hidden_size``, the vocabulary, ``num_moe_experts``,
-  ``moe_router_topk``, ``seq_length`` / ``encoder_seq_length``, ``global_batch_size``), the keys at
-  the top or in the first mapping that has ``num_layers`` and ``hidden_size`` (NeMo's ``model:``);
+  ``moe_router_topk``, ``kv_channels`` (the head size), ``seq_length`` / ``encoder_seq_length``,
+  ``global_batch_size``), the keys at the top or in the first mapping that has ``num_layers`` and
+  ``hidden_size`` (NeMo's ``model:``);
 - a torchtitan TOML (``[model] name`` and ``flavor``: the flavor's arguments are torchtitan's
   own, :data:`TORCHTITAN_FLAVORS`; ``[training] seq_len``, ``global_batch_size``).
 
@@ -211,6 +212,8 @@ def _megatron(data: dict) -> ModelConfig:
             _whole("moe_router_topk", m.get("moe_router_topk", 2)) if experts > 1 else 1
         ),
         tie_embeddings=bool(shared),
+        # Megatron's head size (NeMo's Qwen3 MoE: 128 with hidden 2048 and 32 heads)
+        head_dim=_whole("kv_channels", m.get("kv_channels"), optional=True),
     )
     data_section = m.get("data") if isinstance(m.get("data"), dict) else {}
     seq = next(

@@ -46,6 +46,7 @@ CONFIG_DEFAULTS: dict[str, Any] = {
     "vocab_size": np.nan,
     "n_experts": np.nan,
     "experts_per_token": np.nan,
+    "head_dim": np.nan,  # NaN: d_model / n_heads
     "precision": "bf16",
     "method": "full",
     "fabric": None,  # DEFAULT_FABRIC
@@ -262,7 +263,7 @@ _SHAPE_REQUIRED = ("n_layers", "d_model", "n_heads", "ffn_hidden", "vocab_size")
 def _exact_shape(df: pd.DataFrame) -> dict[str, np.ndarray]:
     """The exact-shape columns: whole numbers within :data:`SHAPE_LIMITS`; a row that gives one
     gives the layers, width, heads, FFN width and vocabulary (KV heads default to the heads,
-    experts to 1, dense)."""
+    experts to 1, dense; the head size, NaN, to d_model / heads)."""
     cols = {k: _column(df, k) for k in ("n_layers", "d_model", *SHAPE_COLUMNS)}
     rows = np.zeros(len(df), bool)
     for k in SHAPE_COLUMNS:
@@ -279,11 +280,17 @@ def _exact_shape(df: pd.DataFrame) -> dict[str, np.ndarray]:
     for k, v in defaults.items():
         cols[k] = np.where(rows & np.isnan(cols[k]), v, cols[k])
     for k in SHAPE_COLUMNS:
-        check_number(k, cols[k][rows], positive=True, integer=True, maximum=SHAPE_LIMITS[k])
+        given = cols[k][rows]
+        given = given[~np.isnan(given)] if k == "head_dim" else given
+        check_number(k, given, positive=True, integer=True, maximum=SHAPE_LIMITS[k])
     d, h, kv = cols["d_model"][rows], cols["n_heads"][rows], cols["n_kv_heads"][rows]
     e, k = cols["n_experts"][rows], cols["experts_per_token"][rows]
+    no_head_dim = np.isnan(cols["head_dim"][rows])
     for bad, text in (
-        (d % h != 0, "d_model is not a multiple of n_heads; allowed: equal heads"),
+        (
+            no_head_dim & (d % h != 0),
+            "d_model is not a multiple of n_heads; allowed: equal heads, or a head_dim",
+        ),
         (h % kv != 0, "n_kv_heads does not divide n_heads; allowed: a divisor (GQA)"),
         (
             k > e,

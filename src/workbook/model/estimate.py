@@ -101,11 +101,11 @@ def _shape(cfg: Configs, a: dict[str, float]) -> Shape:
     exact = cfg.has_shape
     if exact.any():
         counts = shape_params(L, d, **cfg.exact)
-        # k x the active matmul parameters (LM head included) + the attention term of the
-        # row's convention: K and V heads do not change the score products (width d).
+        # k x active matmul params (LM head too) + attention of width heads x head size
         params = np.where(exact, counts["matmul_params"], cfg.n_active_params)
+        width = np.where(exact, counts["attention_width"], d)
         exact_fpt = compute.flops_per_token(
-            params, seq_len=cfg.seq_len, n_layers=L, d_model=d, **kinds
+            params, seq_len=cfg.seq_len, n_layers=L, d_model=width, **kinds
         )
         fpt = np.where(exact, exact_fpt, fpt)
         coefficient = np.where(exact, counts["activation_coefficient"], 34.0)

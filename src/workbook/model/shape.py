@@ -5,8 +5,10 @@ from a Hugging Face ``config.json``.
 Parameter counts (biases are absent in this family; norms are ``d`` weights each):
 
 - embeddings ``V d``, and an LM head ``V d`` unless ``tie_word_embeddings``;
-- attention per layer ``2 d^2 + 2 d (kv d / heads)``: Q and O are ``d x d``, K and V
-  ``d x (kv heads x head size)`` (GQA, Ainslie et al. 2023, arXiv 2305.13245);
+- attention per layer ``2 d (heads x hd) + 2 d (kv x hd)`` with head size ``hd`` (default
+  ``d / heads``, which makes it ``2 d^2 + 2 d (kv d / heads)``): Q and O are ``d x (heads x hd)``,
+  K and V ``d x (kv heads x hd)`` (GQA, Ainslie et al. 2023, arXiv 2305.13245). Qwen3's MoE
+  models set ``head_dim`` = 128 with d = 2048 and 32 heads: their Q is twice as wide as d;
 - SwiGLU feed-forward per layer and expert ``3 d f`` (gate, up, down: Shazeer 2020, arXiv
   2002.05202; Touvron et al. 2023, arXiv 2302.13971);
 - mixture of experts: ``E`` experts per layer and a router ``d E``; a token passes through
@@ -15,7 +17,7 @@ Parameter counts (biases are absent in this family; norms are ``d`` weights each
 - two norms per layer and a final norm ``d`` each.
 
 Checked in tests against the published counts: Llama 3 8B 8.03B, Llama 3 70B 70.6B, Mixtral
-8x7B 46.7B total and 12.9B active.
+8x7B 46.7B total and 12.9B active, Qwen3-30B-A3B 30.5B and 3.3B, Qwen3-235B-A22B 235B and 22B.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 from ..checks import check_number
 from ..text import shown
@@ -40,6 +44,7 @@ HF_KEYS = {
     "vocab_size": ("vocab_size",),
     "n_experts": ("num_local_experts", "n_routed_experts", "num_experts"),
     "experts_per_token": ("num_experts_per_tok",),
+    "head_dim": ("head_dim",),
 }
 #: Keys of architectures this shape does not describe, with the reason (refused, not ignored).
 HF_UNSUPPORTED = {
@@ -47,6 +52,7 @@ HF_UNSUPPORTED = {
     "n_shared_experts": "shared experts are not modelled",
     "shared_expert_intermediate_size": "shared experts are not modelled",
     "first_k_dense_replace": "dense layers mixed with expert layers are not modelled",
+    "mlp_only_layers": "dense layers mixed with expert layers are not modelled",
 }
 #: The upper bounds of the shape's numbers: far beyond any published model (Llama 3.1 405B: 126
 #: layers, d = 16,384, 128 heads, FFN 53,248; vocabularies up to ~256k; DeepSeek-V3 256 experts).
@@ -59,6 +65,7 @@ SHAPE_LIMITS = {
     "vocab_size": 100_000_000,
     "n_experts": 100_000,
     "experts_per_token": 100_000,
+    "head_dim": 100_000,
 }
 
 
@@ -67,7 +74,8 @@ class ModelShape:
     """A decoder-only transformer's shape (all counts) and its parameter counts.
 
     ``ffn_hidden`` is the feed-forward width of one expert (of the dense block when
-    ``n_experts`` is 1); ``n_kv_heads`` < ``n_heads`` is grouped-query attention.
+    ``n_experts`` is 1); ``n_kv_heads`` < ``n_heads`` is grouped-query attention; ``head_dim``
+    (None: ``d_model / n_heads``) the size of one attention head.
     """
 
     n_layers: int
@@ -79,17 +87,22 @@ class ModelShape:
     n_experts: int = 1
     experts_per_token: int = 1
     tie_embeddings: bool = False
+    head_dim: int | None = None
 
     def __post_init__(self):
+        if self.head_dim is None:
+            check_number("n_heads", self.n_heads, positive=True, integer=True)
+            if self.d_model % self.n_heads:
+                raise ValueError(
+                    f"d_model={self.d_model} is not a multiple of n_heads={self.n_heads}; "
+                    "allowed: heads of equal size (d_model = n_heads x head size), or a "
+                    "head_dim"
+                )
+            object.__setattr__(self, "head_dim", int(self.d_model // self.n_heads))
         for name, top in SHAPE_LIMITS.items():
             v = getattr(self, name)
             check_number(name, v, positive=True, integer=True, maximum=top)
             object.__setattr__(self, name, int(v))
-        if self.d_model % self.n_heads:
-            raise ValueError(
-                f"d_model={self.d_model} is not a multiple of n_heads={self.n_heads}; "
-                "allowed: heads of equal size (d_model = n_heads x head size)"
-            )
         if self.n_heads % self.n_kv_heads:
             raise ValueError(
                 f"n_kv_heads={self.n_kv_heads} does not divide n_heads={self.n_heads}; "
@@ -139,7 +152,8 @@ class ModelShape:
         """The shape of a Hugging Face ``config.json`` (read offline, at most 1 MB).
 
         Keys: see :data:`HF_KEYS`; ``num_key_value_heads`` absent means multi-head attention
-        (the transformers default), the expert keys absent (or 0) a dense model. A missing,
+        (the transformers default), the expert keys absent (or 0) a dense model, ``head_dim``
+        absent (or null) heads of ``hidden_size / num_attention_heads``. A missing,
         unreadable, oversized or non-JSON file, a missing or bad key, or an architecture of
         :data:`HF_UNSUPPORTED` raises one ``ValueError`` naming the key and the file.
         """
@@ -147,6 +161,11 @@ class ModelShape:
         for key, why in HF_UNSUPPORTED.items():
             if data.get(key):
                 raise ValueError(f"{shown(str(path))}: {key}={shown(data[key])}: {why}")
+        if data.get("decoder_sparse_step") not in (None, 0, 1):  # Qwen MoE: experts every k-th
+            raise ValueError(
+                f"{shown(str(path))}: decoder_sparse_step={shown(data['decoder_sparse_step'])}: "
+                "dense layers mixed with expert layers are not modelled; allowed: 1"
+            )
         values = {}
         for name, keys in HF_KEYS.items():
             expert = name in ("n_experts", "experts_per_token")
@@ -161,6 +180,8 @@ class ModelShape:
                 values[name] = values["n_heads"]
             elif name in ("n_experts", "experts_per_token"):
                 values[name] = 1
+            elif name == "head_dim":
+                values[name] = None
             else:
                 raise ValueError(
                     f"{shown(str(path))} has no {' or '.join(keys)}; allowed: a Hugging Face "
@@ -210,12 +231,22 @@ def with_shape(given: dict, shape: ModelShape | None) -> dict:
 
 
 def shape_params(
-    n_layers, d_model, n_heads, n_kv_heads, ffn_hidden, vocab_size, n_experts, experts_per_token
+    n_layers,
+    d_model,
+    n_heads,
+    n_kv_heads,
+    ffn_hidden,
+    vocab_size,
+    n_experts,
+    experts_per_token,
+    head_dim=None,
 ) -> dict:
     """Parameter counts of untied shapes [count] (scalars or arrays, one per row; module
     docstring): ``n_params``, ``n_active_params``, ``matmul_params`` (the active parameters a
     token multiplies with: attention, active experts, router, LM head ``V d``; not the embedding
-    lookup nor the norms), and ``activation_coefficient``.
+    lookup nor the norms), ``attention_width`` (``heads x head_dim``: the width of the score
+    products QK^T and AV, d_model unless ``head_dim`` says otherwise), and
+    ``activation_coefficient``.
 
     ``activation_coefficient``: stored activations per token, layer and unit of d_model with
     selective recompute (2-byte values), Korthikanti et al. 2022 (arXiv 2205.05198) Sec. 4 redone
@@ -223,9 +254,13 @@ def shape_params(
     ``r = kv/heads``, input of O 2, dropout mask 1), MLP ``3 + 6 k f / d`` (input 2, gate, up and
     their product 2 f/d each per active expert, dropout mask 1), two norms 4:
     ``14 + 4 r + 6 k f / d``. The paper's 34 is the MHA (r = 1), non-gated 4d MLP case (3 + 16).
+    With a head size other than ``d / heads``, Q and O's input scale by ``q = heads hd / d`` and
+    K, V by ``kv hd / d``: ``10 + 4 q + 4 kv hd / d + 6 k f / d`` (the same at ``q = 1``).
     """
     d, f = d_model, ffn_hidden
-    attention = 2 * d * d + 2 * d * (n_kv_heads * d / n_heads)
+    hd = d / n_heads if head_dim is None else np.where(np.isnan(head_dim), d / n_heads, head_dim)
+    q_width, kv_width = n_heads * hd, n_kv_heads * hd
+    attention = 2 * d * q_width + 2 * d * kv_width
     expert = 3 * d * f
     router = d * n_experts * (n_experts > 1)
     lm_head = vocab_size * d
@@ -233,12 +268,15 @@ def shape_params(
     def total(experts):
         return n_layers * (attention + experts * expert + router + 2 * d) + 2 * lm_head + d
 
-    r = n_kv_heads / n_heads
     return {
         "n_params": total(n_experts),
         "n_active_params": total(experts_per_token),
         "matmul_params": n_layers * (attention + experts_per_token * expert + router) + lm_head,
-        "activation_coefficient": 14.0 + 4.0 * r + 6.0 * experts_per_token * f / d,
+        "attention_width": q_width,
+        "activation_coefficient": 10.0
+        + 4.0 * q_width / d
+        + 4.0 * kv_width / d
+        + 6.0 * experts_per_token * f / d,
     }
 
 

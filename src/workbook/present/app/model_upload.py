@@ -163,6 +163,7 @@ def shape_html(up: UploadedConfig) -> str:
         if sh.n_experts > 1
         else "all active"
     )
+    head = f" of {sh.head_dim}" if sh.head_dim * sh.n_heads != sh.d_model else ""
     seq = (
         f" The file's sequence length, {c.seq_len:,} tokens, is now the run's (the Sequence "
         "length input; change it there)."
@@ -172,7 +173,7 @@ def shape_html(up: UploadedConfig) -> str:
     return (
         f"<div class='wb-small' id='wb-model-config'>Read from <b>{escape(short_name(up.name))}"
         f"</b> ({escape(c.source)}): {sh.n_layers} layers, d_model {sh.d_model:,}, "
-        f"{sh.n_heads} heads, {sh.n_kv_heads} KV heads, FFN {sh.ffn_hidden:,}, vocabulary "
+        f"{sh.n_heads} heads{head}, {sh.n_kv_heads} KV heads, FFN {sh.ffn_hidden:,}, vocabulary "
         f"{sh.vocab_size:,}, {experts}; {sh.n_params:,} parameters "
         f"({_short(sh.n_params)}), {active}. The parameter inputs are taken from this "
         f"file; Clear returns to them.{escape(seq)}</div>"
