@@ -71,6 +71,15 @@ def test_level_summary_agrees_with_its_parts_and_with_the_prospective_holdout():
     p = validation_summary(cat, cv=False).prospective
     assert lv.realized_blind_baseline == p.dense_baseline
     assert lv.realized_blind["n"] == p.dense["n"] == 26
+    # the held-out rows per table and kind add up to the kinds, and each group's MdAPE is its
+    # rows' median absolute error
+    by = lv.tuned_holdout_by_source
+    for kind, m in lv.tuned_holdout_by_kind.items():
+        assert by.loc[by["kind"] == kind, "runs"].sum() == m["n"]
+    auto = lv.tuned_holdout[lv.tuned_holdout["source"] == "NeMo AutoModel (NVIDIA)"]
+    assert sorted(auto["moe"]) == [False] + [True] * 6  # the declared 7 rows
+    moe = by[(by["source"] == "NeMo AutoModel (NVIDIA)") & (by["kind"] == "MoE")].iloc[0]
+    assert moe["mdape"] == pytest.approx(float(np.median(np.abs(auto[auto["moe"]]["error"]))))
 
 
 def test_the_rocm_tuned_factor_puts_amds_recipe_where_cudas_is_on_one_benchmark():
@@ -99,8 +108,13 @@ def test_held_out_benchmark_rows_fit_nothing():
     hold = bench["split"] == "holdout"
     # Declared in CHANGELOG.md before their errors were computed: MI325X and GB200 LoRA, then
     # every benchmark row entered in the tenth session (amd2), then the MLPerf v6.0 CDNA 4 LoRA
-    # rows (amd3), then the NeMo 25.11 GPT-OSS-120B and Qwen3-30B-A3B MoE rows (2026-12-02).
+    # rows (amd3), then the NeMo 25.11 GPT-OSS-120B and Qwen3-30B-A3B MoE rows (2026-12-02),
+    # then every row of NeMo AutoModel's H100 table (thirteenth session).
+    automodel = ("deepseek-v3-h100-1024", "deepseek-v3-h100-256", "kimi-k2-h100",
+                 "qwen3-30b-h100", "gpt-oss-20b-h100", "gpt-oss-120b-h100",
+                 "llama33-70b-lora-h100")  # fmt: skip
     assert set(bench.loc[hold, "run"]) == {
+        *(f"automodel-{r}" for r in automodel),
         *(f"nemo-gpt-oss-120b-{p}" for p in ("gb300", "gb200", "b200", "h100")),
         *(f"nemo-qwen3-30b-{p}" for p in ("gb300", "gb200", "b200", "h100")),
         "mlperf-v60-lora-mi355x-8",

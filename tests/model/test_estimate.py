@@ -248,6 +248,22 @@ def test_qwen3_moe_attention_is_as_wide_as_its_heads_not_d_model():
         estimate_frame(pd.DataFrame([uneven]))
 
 
+def test_qwen3_moe_flops_match_two_published_tables():
+    """Model FLOPs per token as NVIDIA's tables report them (model TFLOP/s per GPU / tokens/s per
+    GPU) for Qwen3-30B-A3B at s = 4,096: Megatron-Bridge 25.11, DGX-H100: 121e12 / 5,275 =
+    22.94e9; NeMo AutoModel, DGX-H100: 277e12 / 12,040 = 23.01e9. The shape's 23.08e9 is within
+    1 % of both; read without its head size (heads of 2048 / 32 = 64) it is 18.0e9, 22 % short."""
+    shape = ModelShape(48, 2048, 32, 4, 768, 151936, 128, 8, head_dim=128)
+    fpt = estimate_training(None, 1e11, "h100-sxm", 8, shape=shape).breakdown["flops_per_token"]
+    for published in (121e12 / 5275, 277e12 / 12040):
+        assert fpt == pytest.approx(published, rel=0.01)
+    narrow = ModelShape(48, 2048, 32, 4, 768, 151936, 128, 8)
+    fpt_narrow = estimate_training(None, 1e11, "h100-sxm", 8, shape=narrow).breakdown[
+        "flops_per_token"
+    ]
+    assert fpt_narrow / (277e12 / 12040) < 0.8
+
+
 def test_exact_shape_activations_use_the_kv_heads_and_ffn():
     """The same 8B job: the shape (coefficient 36 > 34) needs more activation memory than the
     derived one would at the same L and d; memory = states + activations of the chosen layout."""

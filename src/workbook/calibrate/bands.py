@@ -333,6 +333,17 @@ def _holdout_by_kind(tuned: pd.DataFrame) -> dict[str, dict]:
     return out
 
 
+def _holdout_by_source(hold: pd.DataFrame) -> pd.DataFrame:
+    """Held-out rows' :func:`.metrics.metrics` per ``source`` and kind (dense / MoE)."""
+    out = []
+    for (source, moe), rows in hold.groupby(["source", "moe"], sort=True):
+        m = metrics(rows["published_tok_s_gpu"], rows["predicted_tok_s_gpu"])
+        kind = "MoE" if moe else "dense"
+        out.append({"source": source, "kind": kind, "runs": m["n"], "mdape": m["mdape"],
+                    "within_25pct": m["within_25pct"]})  # fmt: skip
+    return pd.DataFrame(out, columns=["source", "kind", "runs", "mdape", "within_25pct"])
+
+
 def tuned_moe_holdout(catalog: Catalog | None = None) -> dict | None:
     """The tuned level on the held-out MoE benchmark rows (they fit nothing): ``n``, ``mdape``
     and ``fastest`` (the largest predicted / published throughput) [x]; None without such rows."""
@@ -364,6 +375,9 @@ class Levels:
     #: The same metrics (and ``fastest``) for the held-out dense rows and the held-out MoE rows
     #: apart (a kind with no held-out row is left out: :func:`_holdout_by_kind`).
     tuned_holdout_by_kind: dict
+    #: The same per software (the benchmark table a row comes from) and kind: ``runs``,
+    #: ``mdape``, ``within_25pct``.
+    tuned_holdout_by_source: pd.DataFrame
     #: The typical level's median (engine x the held-out median refitted without the row) on the
     #: dense prospective (blind) runs, and the constant-MFU baseline on the same runs.
     realized_blind: dict | None
@@ -379,6 +393,7 @@ class Levels:
 #: What the validator shows of each held-out benchmark row.
 HOLDOUT_COLUMNS = [
     "run",
+    "source",
     "accelerator",
     "moe",
     "published_tok_s_gpu",
@@ -450,6 +465,7 @@ def level_summary(catalog: Catalog | None = None) -> Levels:
         if len(hold)
         else None,
         tuned_holdout_by_kind=_holdout_by_kind(tuned),
+        tuned_holdout_by_source=_holdout_by_source(hold),
         realized_blind=blind,
         realized_blind_baseline=blind_base,
         realized_by_group=_realized_by_group(cat),

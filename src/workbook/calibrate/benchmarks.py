@@ -70,17 +70,24 @@ def _steady_throughput(
 
 
 def _benchmark_source(source: pd.Series) -> np.ndarray:
-    """The software a benchmark ran: llm-foundry (MosaicML), NeMo (NVIDIA), MLPerf, Primus (AMD),
-    or papers."""
+    """The software a benchmark ran: llm-foundry (MosaicML), NeMo AutoModel (NVIDIA's PyTorch
+    stack), NeMo (NVIDIA: Megatron-Core), MLPerf, Primus (AMD), or papers."""
     src = source.fillna("")
     return np.select(
         [
             src.str.contains("llm-foundry"),
+            src.str.contains("Automodel"),
             src.str.contains("NeMo"),
             src.str.contains("MLPerf"),
             src.str.contains("Primus"),
         ],
-        ["llm-foundry (MosaicML)", "NeMo (NVIDIA)", "MLPerf (vendor submissions)", "Primus (AMD)"],
+        [
+            "llm-foundry (MosaicML)",
+            "NeMo AutoModel (NVIDIA)",
+            "NeMo (NVIDIA)",
+            "MLPerf (vendor submissions)",
+            "Primus (AMD)",
+        ],
         "papers",
     )
 

@@ -219,6 +219,10 @@ def _levels_section(s: ValidationSummary) -> list[str]:
             )
             + ":",
             lv.tuned_holdout.to_string(index=False, formatters=TOKENS_S),
+            "Held-out benchmark rows by the table they come from and kind:",
+            lv.tuned_holdout_by_source.to_string(
+                index=False, formatters={"mdape": "{:.1%}".format, "within_25pct": "{:.0%}".format}
+            ),
         ]
     if lv.realized_blind is not None:
         b, base = lv.realized_blind, lv.realized_blind_baseline
