@@ -8,9 +8,8 @@ import pytest
 
 from workbook import calibrate
 from workbook.calibrate.benchmarks import BENCHMARK_RUN_TOKENS
-from workbook.calibrate.runs import run_configs
+from workbook.calibrate.runs import run_configs, shape_columns
 from workbook.cli import validate as cli_validate
-from workbook.guides.speed import pilot_time_factor
 from workbook.model import estimate_frame
 
 
@@ -24,20 +23,19 @@ def test_benchmark_throughput_is_the_steady_state_prediction(cat):
         ).sum()
         == 60
     )
-    row = runs.set_index("run_id").loc["mpt-7b-bench-h100"]
-    pilot = pilot_time_factor(
-        row["tokens_per_s_per_gpu"],
-        row["params_total"],
-        {"accelerator": "h100-sxm", "n_gpus": 8, "global_batch_tokens": row["global_batch_tokens"]},
-        seq_len=2048,
-        catalog=cat,
+    rows = runs[runs["run_id"] == "mpt-7b-bench-h100"].assign(n_gpus=8)
+    # the benchmark is predicted with MPT-7B's exact shape (shape_id, data/model_shapes.csv)
+    shape = shape_columns(rows, cat.tables["model_shapes"])
+    assert shape.iloc[0][["n_layers", "d_model", "ffn_hidden"]].tolist() == [32, 4096, 10923]
+    typical = run_configs(
+        rows, np.array([BENCHMARK_RUN_TOKENS]), "typical", cat.tables["model_shapes"]
     )
-    # The benchmarks are predicted by the engine as fitted; a pilot is compared with the typical
-    # level (the scenario's default), whose steady rate is the engine's / realized_time_ratio_p50.
+    typical["global_batch_tokens"] = rows["global_batch_tokens"].to_numpy(float)
+    steady = estimate_frame(typical, catalog=cat)["steady_tokens_per_s_per_gpu"].iloc[0]
+    # The benchmarks are predicted by the engine as fitted; the typical level (the scenario's
+    # default, what a pilot is compared with) is the engine's steady rate / realized_time_ratio_p50.
     p50 = cat.param("assumptions", "realized_time_ratio_p50")
-    assert b.loc["mpt-7b-bench-h100", "predicted_tok_s_gpu"] == pytest.approx(
-        pilot["predicted_tokens_per_s_per_gpu"] * p50
-    )
+    assert b.loc["mpt-7b-bench-h100", "predicted_tok_s_gpu"] == pytest.approx(steady * p50)
     np.testing.assert_allclose(
         b["error"], b["predicted_tok_s_gpu"] / b["published_tok_s_gpu"] - 1.0
     )
@@ -108,7 +106,7 @@ def test_benchmarks_are_predicted_at_their_own_global_batch(cat):
     b = calibrate.benchmark_table(cat).set_index("run")
     for run in ("mlperf-v50-lora-b200-8", "mpt-7b-bench-h100", "nemo-deepseek-v3-gb200"):
         rows = runs.loc[[run]].reset_index().assign(n_gpus=lambda d: d["gpu_count"].astype(int))
-        cfg = run_configs(rows, np.array([BENCHMARK_RUN_TOKENS]))
+        cfg = run_configs(rows, np.array([BENCHMARK_RUN_TOKENS]), shapes=cat.tables["model_shapes"])
         batch = rows["global_batch_tokens"].iloc[0]
         own = estimate_frame(cfg.assign(global_batch_tokens=batch), catalog=cat)
         default = estimate_frame(cfg, catalog=cat)

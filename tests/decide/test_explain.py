@@ -144,9 +144,9 @@ def test_a_tuned_moe_pick_says_the_tuned_level_is_least_sure_on_moe():
     cat = load_catalog()
     moe = tuned_moe_holdout(cat)
     # The 14 held-out rows (NeMo 25.11's GPT-OSS-120B and Qwen3-30B-A3B, NeMo AutoModel's 6 MoE
-    # rows): the worst is Qwen3-30B-A3B on B200, predicted 42,889 against 9,299 published
+    # rows): the worst is Qwen3-30B-A3B on B200, predicted 35,142 against 9,299 published
     # tokens/s per GPU (validate's table).
-    assert moe["n"] == 14 and moe["fastest"] == pytest.approx(42889 / 9299, rel=0.01)
+    assert moe["n"] == 14 and moe["fastest"] == pytest.approx(35142 / 9299, rel=0.01)
     sentence = f"off by a median {moe['mdape']:.0%} and up to {moe['fastest']:.1f}x too fast"
     base = presets["band-7b-to-70b"]
     tuned_moe = base.replace(n_params=30.5e9, n_active_params=3.3e9, software_stack="tuned")

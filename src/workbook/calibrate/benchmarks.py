@@ -60,9 +60,12 @@ def _steady_throughput(
     rows: pd.DataFrame, catalog: Catalog, software_stack: str = "engine", assumptions=None
 ) -> np.ndarray:
     """Predicted tokens/s per GPU between failures (what a benchmark measures) of benchmark
-    rows, at the ``software_stack`` level (``assumptions``: constants other than the stored)."""
+    rows, each with its exact shape where it has one (``shape_id``), at the ``software_stack``
+    level (``assumptions``: constants other than the stored)."""
     rows = rows.assign(n_gpus=rows["gpu_count"].astype(int))
-    configs = run_configs(rows, np.full(len(rows), BENCHMARK_RUN_TOKENS), software_stack)
+    tokens = np.full(len(rows), BENCHMARK_RUN_TOKENS)
+    # Each benchmark's exact shape where data/model_shapes.csv has its model (issue 19, part 1).
+    configs = run_configs(rows, tokens, software_stack, catalog.tables["model_shapes"])
     # The benchmark's own global batch where its source gives it (NaN: the engine's default).
     configs["global_batch_tokens"] = rows["global_batch_tokens"].to_numpy(float)
     frame = estimate_frame(configs, catalog=catalog, assumptions=assumptions)

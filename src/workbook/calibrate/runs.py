@@ -47,12 +47,36 @@ def excluded_runs(catalog: Catalog | None = None) -> pd.DataFrame:
     return runs[(runs["row_type"] == "full_run") & (runs["split"] == "excluded")]
 
 
-def run_configs(rows: pd.DataFrame, tokens, software_stack: str = "engine") -> pd.DataFrame:
+#: model_shapes.csv's columns that are configuration columns of the engine (the exact shape).
+SHAPE_CONFIG_COLUMNS = (
+    "n_layers",
+    "d_model",
+    "n_heads",
+    "n_kv_heads",
+    "ffn_hidden",
+    "vocab_size",
+    "n_experts",
+    "experts_per_token",
+    "head_dim",
+)
+
+
+def shape_columns(rows: pd.DataFrame, shapes: pd.DataFrame) -> pd.DataFrame:
+    """The exact shape of each row (its ``shape_id`` in ``shapes``, data/model_shapes.csv) as
+    engine configuration columns: NaN where a row has no shape (derived from its size)."""
+    table = shapes.set_index("shape_id")[list(SHAPE_CONFIG_COLUMNS)].astype(float)
+    return table.reindex(rows["shape_id"].to_numpy(object)).reset_index(drop=True)
+
+
+def run_configs(
+    rows: pd.DataFrame, tokens, software_stack: str = "engine", shapes: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """The engine's configuration frame (:func:`workbook.model.estimate_frame`) of published rows,
     trained on ``tokens`` [tokens] each; ``n_gpus`` if the rows have it, else ``gpu_count``; at the
     ``software_stack`` level (default ``"engine"``: the step-time model as fitted, which is what
-    the fit and the checks of its constants compare)."""
-    return pd.DataFrame(
+    the fit and the checks of its constants compare); with ``shapes`` (data/model_shapes.csv),
+    each row's exact shape where it names one (:func:`shape_columns`)."""
+    configs = pd.DataFrame(
         {
             "n_params": rows["params_total"].to_numpy(float),
             "n_active_params": rows["params_active"].to_numpy(float),
@@ -70,6 +94,9 @@ def run_configs(rows: pd.DataFrame, tokens, software_stack: str = "engine") -> p
             else "full",
         }
     )
+    if shapes is None:
+        return configs
+    return pd.concat([configs, shape_columns(rows, shapes)], axis=1)
 
 
 def predict_hours(

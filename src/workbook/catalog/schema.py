@@ -14,17 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-SOURCE_KINDS = (
-    "vendor",
-    "press",
-    "aggregator",
-    "paper",
-    "model-card",
-    "article",
-    "derived",
-    "estimate",
-    "regulation",
-)
+SOURCE_KINDS = ("vendor", "press", "aggregator", "paper", "model-card", "article", "derived",
+                "estimate", "regulation")  # fmt: skip
 VENDORS = ("NVIDIA", "AMD", "Intel", "Google", "AWS")
 SOFTWARE_STACKS = ("cuda", "rocm", "synapse", "xla", "neuron")
 COOLING_OPTIONS = ("air", "liquid", "air|liquid", "cloud")
@@ -32,14 +23,8 @@ AVAILABILITY = ("buy-and-rent", "rent-only")
 #: Where a part is sold new: everywhere export rules allow, or only in China (a China-market variant
 #: such as the H800, made for the 2022 export thresholds).
 SOLD_IN = ("worldwide", "china")
-PRICE_KINDS = (
-    "buy-new",
-    "buy-used",
-    "rent-spot",
-    "rent-on-demand",
-    "rent-reserved-1y",
-    "rent-reserved-3y",
-)
+PRICE_KINDS = ("buy-new", "buy-used", "rent-spot", "rent-on-demand", "rent-reserved-1y",
+               "rent-reserved-3y")  # fmt: skip
 VERDICTS = ("holds", "wrong", "contradicts-itself", "physically-impossible", "unverifiable")
 RUN_SPLITS = ("calibration", "holdout", "excluded")
 #: Training methods a published row can name (``workbook.model.METHODS``; a test keeps them equal).
@@ -83,14 +68,8 @@ SOFTWARE_CLASS = {
     "unknown": "unknown",
 }
 SOFTWARE_CLASSES = ("tuned-framework", "in-house", "research", "unknown")
-ROW_TYPES = (
-    "full_run",
-    "throughput_config",
-    "throughput_benchmark",
-    "projection",
-    "mlperf",
-    "energy_only",
-)
+ROW_TYPES = ("full_run", "throughput_config", "throughput_benchmark", "projection", "mlperf",
+             "energy_only")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -404,6 +383,41 @@ PUBLISHED_RUNS = Table(
             allowed=TRAINING_SOFTWARE,
             doc="Training framework as the row's source names it; unknown = not stated.",
         ),
+        Column(
+            "shape_id",
+            "id",
+            required=False,
+            doc="The model's exact shape in model_shapes.csv (a benchmark row is predicted with "
+            "it); empty = derived from the parameter count.",
+        ),
+    ),
+)
+
+#: model_shapes.csv's counts (whole numbers, far beyond any published model) and their meaning.
+_SHAPE_COUNTS = {
+    "n_layers": "Transformer layers.",
+    "d_model": "Hidden size.",
+    "n_heads": "Attention (query) heads.",
+    "n_kv_heads": "Key / value heads (fewer than the heads: GQA).",
+    "ffn_hidden": "Feed-forward width of one expert as a SwiGLU block (3 matrices); a two-matrix "
+    "MLP of width f is entered at its equivalent 2f/3 (the notes say so).",
+    "vocab_size": "Vocabulary (as padded by the framework where it pads).",
+    "n_experts": "Experts per layer (1: dense).",
+    "experts_per_token": "Experts a token passes through (1: dense).",
+    "head_dim": "Size of one head; empty = d_model / n_heads.",
+}
+MODEL_SHAPES = Table(
+    "model_shapes",
+    "The exact shape of each model a benchmark row trains (workbook.model.ModelShape).",
+    (
+        Column("shape_id", "id", unique=True, doc="Used by published_runs.csv's shape_id."),
+        Column("model", "str", doc="The model as its source names it."),
+        *(
+            Column(k, "int", required=k != "head_dim", min=1, max=10_000_000, doc=doc)
+            for k, doc in _SHAPE_COUNTS.items()
+        ),
+        Column("tie_embeddings", "bool", doc="The LM head shares the embedding's weights."),
+        *_provenance("source"),
     ),
 )
 
@@ -468,6 +482,7 @@ TABLES: dict[str, Table] = {
         FACILITY,
         ASSUMPTIONS,
         PUBLISHED_RUNS,
+        MODEL_SHAPES,
         ARTICLE_CLAIMS,
         PRICE_DERIVATIONS,
         GRID_INTENSITY,

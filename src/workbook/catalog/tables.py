@@ -263,6 +263,21 @@ def _check_accelerator_ids(tables: dict[str, pd.DataFrame]) -> None:
                 )
 
 
+def _check_shape_ids(tables: dict[str, pd.DataFrame]) -> None:
+    """Every ``shape_id`` of published_runs.csv names a row of model_shapes.csv (the engine checks
+    the shape itself where a row is predicted: ``workbook.model.estimate_frame``)."""
+    valid = set(tables["model_shapes"]["shape_id"])
+    runs = tables["published_runs"]
+    for line, v in zip(_lines(runs), runs["shape_id"]):
+        if isinstance(v, str) and v not in valid:
+            raise CatalogError(
+                "published_runs.csv",
+                line,
+                "shape_id",
+                f"{v!r} is not in model_shapes.csv; valid ids: {', '.join(sorted(valid))}",
+            )
+
+
 def _check_price_columns(prices: pd.DataFrame) -> None:
     """A ``buy-*`` row has a purchase price only, a ``rent-*`` row an hourly price only."""
     for line, (_, r) in zip(_lines(prices), prices.iterrows()):
@@ -349,6 +364,7 @@ def check_references(tables: dict[str, pd.DataFrame]) -> None:
     default price per accelerator and kind, and every accelerator has the facility and price rows
     it needs. Raises :class:`CatalogError`."""
     _check_accelerator_ids(tables)
+    _check_shape_ids(tables)
     _check_price_columns(tables["prices"])
     _check_one_default_price(tables["prices"])
     _check_accelerators_complete(tables)
