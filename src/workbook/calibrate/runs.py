@@ -12,6 +12,7 @@ import pandas as pd
 
 from ..catalog import Catalog, resolve_catalog
 from ..model import METHOD_FLOPS_PER_PARAM, estimate_frame, used_full_runs
+from ..model.shape import SHAPE_LIMITS
 from ..units import SECONDS_PER_HOUR, TERA
 
 #: GPU count used when a run does not publish one. The LLaMA paper states 2,048 A100-80GB for its
@@ -47,18 +48,9 @@ def excluded_runs(catalog: Catalog | None = None) -> pd.DataFrame:
     return runs[(runs["row_type"] == "full_run") & (runs["split"] == "excluded")]
 
 
-#: model_shapes.csv's columns that are configuration columns of the engine (the exact shape).
-SHAPE_CONFIG_COLUMNS = (
-    "n_layers",
-    "d_model",
-    "n_heads",
-    "n_kv_heads",
-    "ffn_hidden",
-    "vocab_size",
-    "n_experts",
-    "experts_per_token",
-    "head_dim",
-)
+#: model_shapes.csv's columns that are configuration columns of the engine (the exact shape:
+#: :class:`workbook.model.ModelShape`'s counts, in its order).
+SHAPE_CONFIG_COLUMNS = tuple(SHAPE_LIMITS)
 
 
 def shape_columns(rows: pd.DataFrame, shapes: pd.DataFrame) -> pd.DataFrame:
