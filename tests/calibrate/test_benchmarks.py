@@ -182,3 +182,23 @@ def test_cdna4_rows_are_the_hand_calculation_in_their_notes(cat):
             "lora",
             65536,
         )
+
+
+def test_a_plan_without_a_shape_gets_the_derived_one_and_validate_says_how_far_it_is(cat):
+    """From its parameter count alone Llama 3 8B is shaped from 8.03B, whose 6 N FLOPs include
+    the 525M-parameter embedding lookup (128,256 x 4,096) that its exact shape does not multiply
+    with: predicted slower than with the exact shape. A row with no shape (DeepSeek-V3) is the
+    same either way. validate's two dense figures are these tables' MdAPE."""
+    exact = calibrate.benchmark_throughput(cat, "tuned").set_index("run")
+    derived = calibrate.benchmark_throughput(cat, "tuned", exact_shapes=False).set_index("run")
+    run = "nemo-llama3-8b-b200"
+    assert derived.loc[run, "predicted_tok_s_gpu"] < 0.95 * exact.loc[run, "predicted_tok_s_gpu"]
+    deepseek = "nemo-deepseek-v3-gb200"
+    assert (
+        derived.loc[deepseek, "predicted_tok_s_gpu"] == exact.loc[deepseek, "predicted_tok_s_gpu"]
+    )
+    figures = cli_validate.report(cat, out=io.StringIO(), cv=False)
+    for key, table in (("exact", exact), ("derived", derived)):
+        dense = table[~table["moe"]]
+        m = calibrate.metrics(dense["published_tok_s_gpu"], dense["predicted_tok_s_gpu"])
+        assert figures[f"tuned_dense_{key}_mdape"] == pytest.approx(m["mdape"])

@@ -333,6 +333,14 @@ def _holdout_by_kind(tuned: pd.DataFrame) -> dict[str, dict]:
     return out
 
 
+def _dense_metrics(tuned: pd.DataFrame) -> dict:
+    """:func:`.metrics.metrics` of the dense rows of a tuned-level benchmark table, plus
+    ``median_error`` (signed, predicted / published - 1)."""
+    dense = tuned[~tuned["moe"]]
+    m = metrics(dense["published_tok_s_gpu"], dense["predicted_tok_s_gpu"])
+    return {**m, "median_error": float(np.median(dense["error"]))}
+
+
 def _holdout_by_source(hold: pd.DataFrame) -> pd.DataFrame:
     """Held-out rows' :func:`.metrics.metrics` per ``source`` and kind (dense / MoE)."""
     out = []
@@ -378,6 +386,10 @@ class Levels:
     #: The same per software (the benchmark table a row comes from) and kind: ``runs``,
     #: ``mdape``, ``within_25pct``.
     tuned_holdout_by_source: pd.DataFrame
+    #: The dense benchmarks at the tuned level from their parameter counts alone (the shape
+    #: derived from the size, what a plan without a shape gets), and with their exact shapes.
+    tuned_derived: dict
+    tuned_exact: dict
     #: The typical level's median (engine x the held-out median refitted without the row) on the
     #: dense prospective (blind) runs, and the constant-MFU baseline on the same runs.
     realized_blind: dict | None
@@ -466,6 +478,8 @@ def level_summary(catalog: Catalog | None = None) -> Levels:
         else None,
         tuned_holdout_by_kind=_holdout_by_kind(tuned),
         tuned_holdout_by_source=_holdout_by_source(hold),
+        tuned_derived=_dense_metrics(benchmark_throughput(cat, "tuned", exact_shapes=False)),
+        tuned_exact=_dense_metrics(tuned),
         realized_blind=blind,
         realized_blind_baseline=blind_base,
         realized_by_group=_realized_by_group(cat),

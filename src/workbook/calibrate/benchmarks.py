@@ -57,15 +57,21 @@ BENCHMARK_RUN_TOKENS = 1e11
 
 
 def _steady_throughput(
-    rows: pd.DataFrame, catalog: Catalog, software_stack: str = "engine", assumptions=None
+    rows: pd.DataFrame,
+    catalog: Catalog,
+    software_stack: str = "engine",
+    assumptions=None,
+    exact_shapes: bool = True,
 ) -> np.ndarray:
     """Predicted tokens/s per GPU between failures (what a benchmark measures) of benchmark
     rows, each with its exact shape where it has one (``shape_id``), at the ``software_stack``
-    level (``assumptions``: constants other than the stored)."""
+    level (``assumptions``: constants other than the stored; ``exact_shapes=False``: every row
+    from its parameter count alone, as a plan that gives no shape is estimated)."""
     rows = rows.assign(n_gpus=rows["gpu_count"].astype(int))
     tokens = np.full(len(rows), BENCHMARK_RUN_TOKENS)
     # Each benchmark's exact shape where data/model_shapes.csv has its model (issue 19, part 1).
-    configs = run_configs(rows, tokens, software_stack, catalog.tables["model_shapes"])
+    shapes = catalog.tables["model_shapes"] if exact_shapes else None
+    configs = run_configs(rows, tokens, software_stack, shapes)
     # The benchmark's own global batch where its source gives it (NaN: the engine's default).
     configs["global_batch_tokens"] = rows["global_batch_tokens"].to_numpy(float)
     frame = estimate_frame(configs, catalog=catalog, assumptions=assumptions)
@@ -99,6 +105,7 @@ def benchmark_throughput(
     catalog: Catalog | None = None,
     software_stack: str = "engine",
     assumptions: dict[str, float] | None = None,
+    exact_shapes: bool = True,
 ) -> pd.DataFrame:
     """Every published throughput benchmark (``row_type`` throughput_benchmark with tokens/s per
     GPU) against the engine's steady-state prediction for its model, part, GPU count, sequence
@@ -111,11 +118,13 @@ def benchmark_throughput(
     tuned / typical software-stack derate, :func:`workbook.model.tuned_stack_factor`),
     ``published_tok_s_gpu``, ``predicted_tok_s_gpu`` [tokens/s per GPU], ``error`` (predicted /
     published - 1). ``assumptions`` (default the stored constants) is what the engine runs with:
-    the tuned level's own HBM traffic (:func:`workbook.calibrate.bands.tuned_base_throughput`)."""
+    the tuned level's own HBM traffic (:func:`workbook.calibrate.bands.tuned_base_throughput`).
+    Each row is predicted with its model's exact shape (``shape_id``, data/model_shapes.csv), or
+    with ``exact_shapes=False`` from its parameter count alone."""
     cat = resolve_catalog(catalog)
     runs = cat.tables["published_runs"]
     rows = runs[benchmark_rows(runs)].reset_index(drop=True)
-    pred = _steady_throughput(rows, cat, software_stack, assumptions)
+    pred = _steady_throughput(rows, cat, software_stack, assumptions, exact_shapes)
     pub = rows["tokens_per_s_per_gpu"].to_numpy(float)
     return pd.DataFrame(
         {

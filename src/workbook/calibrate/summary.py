@@ -318,6 +318,9 @@ def _level_figures(lv: Levels | None) -> dict:
     for vendor, row in lv.tuned_bias.iterrows():
         out[f"tuned_bias_{str(vendor).lower()}"] = float(row["median_error"])
         out[f"tuned_loo_bias_{str(vendor).lower()}"] = float(row["loo_median_error"])
+    out["tuned_dense_exact_mdape"] = lv.tuned_exact["mdape"]
+    out["tuned_dense_derived_mdape"] = lv.tuned_derived["mdape"]
+    out["tuned_dense_derived_median_error"] = lv.tuned_derived["median_error"]
     if lv.tuned_holdout_metrics is not None:
         out["tuned_holdout_rows"] = lv.tuned_holdout_metrics["n"]
         out["tuned_holdout_mdape"] = lv.tuned_holdout_metrics["mdape"]
