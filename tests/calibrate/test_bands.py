@@ -109,11 +109,14 @@ def test_held_out_benchmark_rows_fit_nothing():
     # Declared in CHANGELOG.md before their errors were computed: MI325X and GB200 LoRA, then
     # every benchmark row entered in the tenth session (amd2), then the MLPerf v6.0 CDNA 4 LoRA
     # rows (amd3), then the NeMo 25.11 GPT-OSS-120B and Qwen3-30B-A3B MoE rows (2026-12-02),
-    # then every row of NeMo AutoModel's H100 table (thirteenth session).
+    # then every row of NeMo AutoModel's H100 table and of NeMo 26.02's (thirteenth session).
     automodel = ("deepseek-v3-h100-1024", "deepseek-v3-h100-256", "kimi-k2-h100",
                  "qwen3-30b-h100", "gpt-oss-20b-h100", "gpt-oss-120b-h100",
                  "llama33-70b-lora-h100")  # fmt: skip
+    nemo2602 = {r for r in bench["run"] if r.startswith("nemo2602-")}  # 26.02's table, all 33
+    assert len(nemo2602) == 33
     assert set(bench.loc[hold, "run"]) == {
+        *nemo2602,
         *(f"automodel-{r}" for r in automodel),
         *(f"nemo-gpt-oss-120b-{p}" for p in ("gb300", "gb200", "b200", "h100")),
         *(f"nemo-qwen3-30b-{p}" for p in ("gb300", "gb200", "b200", "h100")),

@@ -21,7 +21,7 @@ def test_benchmark_throughput_is_the_steady_state_prediction(cat):
         == (
             (runs["row_type"] == "throughput_benchmark") & runs["tokens_per_s_per_gpu"].notna()
         ).sum()
-        == 60
+        == 93
     )
     rows = runs[runs["run_id"] == "mpt-7b-bench-h100"].assign(n_gpus=8)
     # the benchmark is predicted with MPT-7B's exact shape (shape_id, data/model_shapes.csv)
@@ -52,7 +52,7 @@ def test_benchmark_throughput_is_the_steady_state_prediction(cat):
     figures = cli_validate.report(cat, out=io.StringIO(), cv=False)
     m = calibrate.metrics(b["published_tok_s_gpu"], b["predicted_tok_s_gpu"])
     assert (figures["benchmark_runs"], figures["benchmark_mdape"]) == (
-        60,
+        93,
         pytest.approx(m["mdape"]),
     )
 

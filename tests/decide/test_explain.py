@@ -143,10 +143,10 @@ def test_a_tuned_moe_pick_says_the_tuned_level_is_least_sure_on_moe():
 
     cat = load_catalog()
     moe = tuned_moe_holdout(cat)
-    # The 14 held-out rows (NeMo 25.11's GPT-OSS-120B and Qwen3-30B-A3B, NeMo AutoModel's 6 MoE
-    # rows): the worst is Qwen3-30B-A3B on B200, predicted 35,142 against 9,299 published
-    # tokens/s per GPU (validate's table).
-    assert moe["n"] == 14 and moe["fastest"] == pytest.approx(35142 / 9299, rel=0.01)
+    # The 33 held-out rows (NeMo 25.11's GPT-OSS-120B and Qwen3-30B-A3B, NeMo AutoModel's 6 MoE
+    # rows, NeMo 26.02's 19): the worst is 25.11's Qwen3-30B-A3B on B200, predicted 35,142
+    # against 9,299 published tokens/s per GPU (validate's table).
+    assert moe["n"] == 33 and moe["fastest"] == pytest.approx(35142 / 9299, rel=0.01)
     sentence = f"off by a median {moe['mdape']:.0%} and up to {moe['fastest']:.1f}x too fast"
     base = presets["band-7b-to-70b"]
     tuned_moe = base.replace(n_params=30.5e9, n_active_params=3.3e9, software_stack="tuned")
@@ -157,3 +157,28 @@ def test_a_tuned_moe_pick_says_the_tuned_level_is_least_sure_on_moe():
         tuned_moe.replace(software_stack="typical"),
     ):
         assert not any("held-out MoE" in r for r in recommend(other, sensitivity=False).reasons)
+
+
+def test_a_tuned_fp4_pick_says_how_far_the_held_out_fp4_benchmarks_were():
+    """At the tuned level an FP4 pick's reasons carry the held-out FP4 benchmarks' median signed
+    error (workbook.calibrate.tuned_fp4_holdout: NeMo 26.02's 4 NVFP4 rows and MLPerf v6.0's 2
+    MXFP4 LoRA rows, a median 21 % too fast); an FP8 pick at the tuned level and an FP4 pick at
+    the typical level do not."""
+    from workbook.calibrate import tuned_fp4_holdout
+
+    fp4 = tuned_fp4_holdout(load_catalog())
+    assert fp4["n"] == 6 and 0.15 < fp4["median_error"] < 0.3
+    sentence = (
+        f"on the 6 held-out FP4 benchmarks the tuned level was a median "
+        f"{fp4['median_error']:.0%} too fast, so read this time as optimistic"
+    )
+    tuned_fp4 = presets["band-7b-to-70b"].replace(precision="fp4", software_stack="tuned")
+    rec = recommend(tuned_fp4, sensitivity=False)
+    top = option_row(rec.options, rec.top.accelerator, rec.top.n_gpus, rec.top.acquisition)
+    assert top["precision"] == "fp4" and top["stack_level"] == "tuned"
+    assert any(sentence in r for r in rec.reasons)
+    for other in (
+        tuned_fp4.replace(precision="fp8"),
+        tuned_fp4.replace(software_stack="typical"),
+    ):
+        assert not any("held-out FP4" in r for r in recommend(other, sensitivity=False).reasons)

@@ -333,12 +333,11 @@ def _holdout_by_kind(tuned: pd.DataFrame) -> dict[str, dict]:
     return out
 
 
-def _dense_metrics(tuned: pd.DataFrame) -> dict:
-    """:func:`.metrics.metrics` of the dense rows of a tuned-level benchmark table, plus
-    ``median_error`` (signed, predicted / published - 1)."""
-    dense = tuned[~tuned["moe"]]
-    m = metrics(dense["published_tok_s_gpu"], dense["predicted_tok_s_gpu"])
-    return {**m, "median_error": float(np.median(dense["error"]))}
+def _signed_metrics(rows: pd.DataFrame) -> dict:
+    """:func:`.metrics.metrics` of rows of a benchmark table, plus ``median_error`` (signed,
+    predicted / published - 1)."""
+    m = metrics(rows["published_tok_s_gpu"], rows["predicted_tok_s_gpu"])
+    return {**m, "median_error": float(np.median(rows["error"]))}
 
 
 def _holdout_by_source(hold: pd.DataFrame) -> pd.DataFrame:
@@ -358,8 +357,19 @@ def tuned_moe_holdout(catalog: Catalog | None = None) -> dict | None:
     return _holdout_by_kind(benchmark_throughput(resolve_catalog(catalog), "tuned")).get("MoE")
 
 
-#: :func:`tuned_moe_holdout` per catalog object (every recommendation's reasons ask).
+def tuned_fp4_holdout(catalog: Catalog | None = None) -> dict | None:
+    """The tuned level on the held-out FP4 benchmark rows (NVFP4, MXFP4; they fit nothing: FP4
+    takes the FP8 speedup): :func:`.metrics.metrics` and ``median_error`` (predicted / published
+    - 1, signed); None without such rows."""
+    tuned = benchmark_throughput(resolve_catalog(catalog), "tuned")
+    rows = tuned[(tuned["split"] == "holdout") & (tuned["precision"] == "fp4")]
+    return _signed_metrics(rows) if len(rows) else None
+
+
+#: :func:`tuned_moe_holdout` and :func:`tuned_fp4_holdout` per catalog object (every
+#: recommendation's reasons ask).
 tuned_moe_holdout_cached = PerCatalog(tuned_moe_holdout)
+tuned_fp4_holdout_cached = PerCatalog(tuned_fp4_holdout)
 
 
 @dataclass
@@ -466,6 +476,7 @@ def level_summary(catalog: Catalog | None = None) -> Levels:
     """Both levels measured on their own evidence (:class:`Levels`)."""
     cat = resolve_catalog(catalog)
     tuned, loo = benchmark_throughput(cat, "tuned"), tuned_loo_ratios(cat)
+    derived = benchmark_throughput(cat, "tuned", exact_shapes=False)
     hold = tuned[tuned["split"] == "holdout"]
     blind, blind_base = _realized_blind(cat)
     return Levels(
@@ -478,8 +489,8 @@ def level_summary(catalog: Catalog | None = None) -> Levels:
         else None,
         tuned_holdout_by_kind=_holdout_by_kind(tuned),
         tuned_holdout_by_source=_holdout_by_source(hold),
-        tuned_derived=_dense_metrics(benchmark_throughput(cat, "tuned", exact_shapes=False)),
-        tuned_exact=_dense_metrics(tuned),
+        tuned_derived=_signed_metrics(derived[~derived["moe"]]),
+        tuned_exact=_signed_metrics(tuned[~tuned["moe"]]),
         realized_blind=blind,
         realized_blind_baseline=blind_base,
         realized_by_group=_realized_by_group(cat),

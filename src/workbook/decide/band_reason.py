@@ -38,12 +38,15 @@ class BandBasis:
     #: The tuned level on the held-out MoE benchmarks (``n``, ``mdape``, ``fastest``:
     #: :func:`workbook.calibrate.tuned_moe_holdout`); None without such rows.
     moe_holdout: dict | None = None
+    #: The tuned level on the held-out FP4 benchmarks (``n``, ``mdape``, ``median_error``:
+    #: :func:`workbook.calibrate.tuned_fp4_holdout`); None without such rows.
+    fp4_holdout: dict | None = None
 
 
 def band_reason(best: pd.Series, basis: BandBasis) -> str:
     """The pick's p10-p90 days and where the band comes from (and that it is widened where the
-    part has no evidence of its own, and that the tuned level is least sure on a mixture of
-    experts)."""
+    part has no evidence of its own, and how far the tuned level missed on held-out mixtures of
+    experts and FP4 benchmarks where the pick is one)."""
     if best["stack_level"] == "tuned":
         level = (
             "the tuned stack (a vendor's reference recipe): steady-state throughput calibrated on "
@@ -72,5 +75,14 @@ def band_reason(best: pd.Series, basis: BandBasis) -> str:
             f"{moe['n']} held-out MoE benchmarks it was off by a median {moe['mdape']:.0%} and "
             f"up to {moe['fastest']:.1f}x too fast (fine-grained MoE), so read this time as "
             "optimistic."
+        )
+    fp4 = basis.fp4_holdout
+    if best["stack_level"] == "tuned" and best["precision"] == "fp4" and fp4:
+        way = "fast" if fp4["median_error"] > 0 else "slow"
+        text += (
+            " It is planned at FP4, which fitted no tuned constant (FP4 takes FP8's speedup on "
+            f"FP4's peak): on the {fp4['n']} held-out FP4 benchmarks the tuned level was a median "
+            f"{abs(fp4['median_error']):.0%} too {way}, so read this time as "
+            f"{'optimistic' if way == 'fast' else 'cautious'}."
         )
     return text

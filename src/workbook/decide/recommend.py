@@ -24,7 +24,12 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from ..calibrate import band_basis_counts, time_model_trust, tuned_moe_holdout_cached
+from ..calibrate import (
+    band_basis_counts,
+    time_model_trust,
+    tuned_fp4_holdout_cached,
+    tuned_moe_holdout_cached,
+)
 from ..catalog import Catalog, load_catalog
 from ..model import assumption_values
 from . import sensitivity as sensitivity_analysis
@@ -316,7 +321,9 @@ def band_basis(cat: Catalog) -> BandBasis:
     """Where the time bands of ``cat`` come from, for the reasons."""
     runs, benchmarks = band_basis_counts(cat)
     widening = assumption_values(cat)["time_band_widening_no_evidence"]
-    return BandBasis(runs, benchmarks, widening, tuned_moe_holdout_cached(cat))
+    return BandBasis(
+        runs, benchmarks, widening, tuned_moe_holdout_cached(cat), tuned_fp4_holdout_cached(cat)
+    )
 
 
 def sourced_pick(s: Scenario, o: pd.DataFrame, rule: TieRule) -> pd.Series | None:
