@@ -34,6 +34,10 @@ def test_a_closed_tab_frees_its_kernel_within_a_minute(browser, tmp_path):
         try:
             page.goto(server.url, wait_until="commit", timeout=180_000)
             page.wait_for_selector("#wb-recommendation", state="visible", timeout=180_000)
+            # The live page, not the preview shown before Voila's script has loaded: the beacon
+            # is Voila's, so a tab closed during the preview sends none (its kernel is culled
+            # once idle instead, 45 s + the 10 s check interval: too close to this test's minute).
+            page.wait_for_selector(".wb-charts svg.marks", timeout=120_000)
             assert any(c["name"] == "_xsrf" for c in context.cookies())  # for the beacon
             kernel_id = page.evaluate(KERNEL_ID)
             assert _alive(server.url, kernel_id)
