@@ -3,15 +3,26 @@
 from workbook.present.app.heartbeat import Liveness, PageReady
 
 
-def test_a_ping_is_answered_with_a_pong_and_ends_the_keepalive():
+def _liveness():
     widget = PageReady()
     sent = []
     widget.send = sent.append  # what the page's view would receive
-    live = Liveness(widget)
-    assert not live.pinged.is_set()
-    assert live.answer({"event": "rendered", "search": ""}) is False and sent == []
+    return Liveness(widget), sent
+
+
+def test_a_ping_is_answered_with_a_pong():
+    live, sent = _liveness()
+    assert not live.heard.is_set()
     assert live.answer({"event": "ping"}) is True
-    assert sent == [{"event": "pong"}] and live.pinged.is_set()
+    assert sent == [{"event": "pong"}] and live.heard.is_set()
+
+
+def test_the_page_s_first_message_ends_the_keepalive_before_any_ping():
+    """A tab killed between rendering and its first ping (5 s later) must not keep its kernel
+    alive for KEEPALIVE_MAX_S: its ``rendered`` message already ends the keepalive."""
+    live, sent = _liveness()
+    assert live.answer({"event": "rendered", "search": ""}) is False and sent == []
+    assert live.heard.is_set()
 
 
 def test_the_page_script_says_the_connection_is_lost_after_its_timeout():

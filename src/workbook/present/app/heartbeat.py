@@ -15,11 +15,14 @@ import anywidget
 #: Seconds between the page's heartbeats, and without an answer before it says the connection is
 #: lost (a recomputation takes under 3 s here; the kernel answers between callbacks).
 HEARTBEAT_S, LOST_AFTER_S = 5, 20
-#: Until its page first pings, the kernel marks itself active every KEEPALIVE_S (so Voila's culler,
-#: voila.json cull_idle_timeout 45 s, cannot take a kernel just handed to a visitor whose page is
-#: still loading), for at most KEEPALIVE_MAX_S from its start (a plain request that never loads
-#: the page's scripts is then culled). Once pinged, the open page's connection protects it
-#: (cull_connected false) and a closed tab's kernel is culled within a minute.
+#: Until its page is first heard from (its ``rendered`` message), the kernel marks itself
+#: active every KEEPALIVE_S (so Voila's culler, voila.json cull_idle_timeout 45 s, cannot take a
+#: kernel just handed to a visitor whose page is still loading), for at most KEEPALIVE_MAX_S from
+#: its start (a plain request that never loads the page's scripts is then culled). Once heard,
+#: the open page's connection protects it (cull_connected false); a closed tab's beacon shuts its
+#: kernel down and a tab killed without one is culled within a minute. (Waiting for the first
+#: ping instead, 5 s after rendering, kept a tab killed in those 5 s alive for KEEPALIVE_MAX_S:
+#: seen in tests/e2e/test_app_room.py.)
 KEEPALIVE_S, KEEPALIVE_MAX_S = 10, 1800
 
 
@@ -61,19 +64,20 @@ class Liveness:
 
     def __init__(self, widget: PageReady):
         self.widget = widget
-        self.pinged = threading.Event()
+        self.heard = threading.Event()
         threading.Thread(target=self._keepalive, name="wb-keepalive", daemon=True).start()
 
     def answer(self, content: dict) -> bool:
-        """Answer a heartbeat (``ping`` -> ``pong``); False for any other message."""
+        """Answer a heartbeat (``ping`` -> ``pong``); False for any other message. Any message
+        of the page ends the keepalive: the page is connected."""
+        self.heard.set()
         if content.get("event") != "ping":
             return False
-        self.pinged.set()
         self.widget.send({"event": "pong"})
         return True
 
     def _keepalive(self):
-        """Mark the kernel active until the page's first ping (see :data:`KEEPALIVE_S`)."""
+        """Mark the kernel active until the page is first heard from (see :data:`KEEPALIVE_S`)."""
         end = time.monotonic() + KEEPALIVE_MAX_S
-        while not self.pinged.wait(KEEPALIVE_S) and time.monotonic() < end:
+        while not self.heard.wait(KEEPALIVE_S) and time.monotonic() < end:
             self.widget.send({"event": "alive"})  # an iopub message: the server sees activity
