@@ -51,7 +51,7 @@ def test_software_class_groups_and_leaves_unknown_pooled(cat):
     """The held-out in-house runs are the 11 whose sources name Meta's, TII's (Gigatron) or
     DeepSeek's (HAI-LLM) own stack: LLaMA-13B, Llama 2 13B / 34B, Llama 3.1 8B / 70B, Falcon
     7B / 40B / 180B, Falcon2-11B, DeepSeek-V2 and V3; an unknown run has no group."""
-    hold, _ = realized._holdout_ratios(cat)
+    hold, _ = realized.holdout_ratios(cat)
     groups = run_groups(hold, "software_class")
     in_house = set(hold.loc[groups == "in-house", "run_id"])
     assert in_house == {

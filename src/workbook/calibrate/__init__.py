@@ -7,6 +7,7 @@
 - :mod:`.fit`: the grid fit of the free constants and its cross-validation;
 - :mod:`.benchmarks`: steady-state throughput against published benchmarks, throughput ratios;
 - :mod:`.bands`: the typical (realized) and tuned levels and their split-conformal bands;
+- :mod:`.levels`: both levels on their own evidence (what the validator prints of them);
 - :mod:`.realized`: the realized level by software class and scale, and the band conditioned on
   either against the declared rule;
 - :mod:`.summary`: everything the validator prints, as one typed result;
@@ -24,27 +25,29 @@ from .accuracy import (
     twin_pair_table,
 )
 from .bands import (
-    Levels,
     band_basis_counts,
     band_constants,
     band_coverage,
     conformal_quantiles,
     fit_moe_tuned,
     fit_tuned_traffic,
-    level_summary,
     realized_band,
     tuned_band,
     tuned_base_throughput,
-    tuned_fp4_holdout,
-    tuned_fp4_holdout_cached,
     tuned_loo_ratios,
-    tuned_moe_holdout,
-    tuned_moe_holdout_cached,
     tuned_part_maturity,
     tuned_stack_maturity,
 )
 from .benchmarks import RATIO_PAIRS, benchmark_throughput, throughput_ratios
 from .fit import FIT_PARAMS, GRID, MOE_GRID, SPLIT_REPEATS, Fitter, fit, write_assumptions
+from .levels import (
+    Levels,
+    level_summary,
+    tuned_fp4_holdout,
+    tuned_fp4_holdout_cached,
+    tuned_moe_holdout,
+    tuned_moe_holdout_cached,
+)
 from .metrics import (
     RANGE_QUANTILES,
     TWIN_RATIO_2X,

@@ -27,7 +27,7 @@ import pandas as pd
 
 from ..catalog import Catalog, resolve_catalog
 from ..catalog.schema import SOFTWARE_CLASS
-from .bands import BAND_HIGH, BAND_LOW, _holdout_ratios, conformal_quantiles
+from .bands import BAND_HIGH, BAND_LOW, conformal_quantiles, holdout_ratios
 from .runs import entry_batch, predict_hours
 
 #: The fewest conditioning runs a group's own band is measured on: the smallest n whose
@@ -92,7 +92,7 @@ def conditioned_coverage(catalog: Catalog | None = None, by: str | None = None) 
     ``forward_runs`` / ``forward_inside`` / ``forward_coverage`` / ``forward_width_median`` /
     ``forward_conditioned`` (each later entry batch against the held-out runs entered before
     it)."""
-    hold, r = _holdout_ratios(resolve_catalog(catalog))
+    hold, r = holdout_ratios(resolve_catalog(catalog))
     groups, n = run_groups(hold, by), r.size
     inside, widths, own = [], [], 0
     for i in range(n):
@@ -150,7 +150,7 @@ def realized_by_class(catalog: Catalog | None = None) -> pd.DataFrame:
     constant), per software class and per scale group: index (``by``, ``group``), ``runs``,
     ``p10``, ``median``, ``p90`` (empirical quantiles)."""
     cat = resolve_catalog(catalog)
-    hold, _ = _holdout_ratios(cat)
+    hold, _ = holdout_ratios(cat)
     ratio = hold["gpu_hours"].to_numpy(float) / predict_hours(hold, cat, software_stack="tuned")
     keys = {
         "software class": software_class(hold),

@@ -12,9 +12,9 @@ import numpy as np
 import pandas as pd
 
 from ..catalog import Catalog, resolve_catalog
-from .bands import Levels, level_summary
 from .benchmarks import benchmark_throughput, throughput_ratios
 from .fit import SPLIT_REPEATS, Fitter
+from .levels import Levels, level_summary
 from .metrics import (
     TWIN_RATIO_2X,
     TWIN_RATIO_25PCT,
@@ -117,7 +117,7 @@ class ValidationSummary:
     ratios: pd.DataFrame
     #: The cross-validation (None when skipped).
     out_of_sample: OutOfSample | None
-    #: Both levels on their own evidence and the band's coverage (:func:`.bands.level_summary`).
+    #: Both levels on their own evidence and the band's coverage (:func:`.levels.level_summary`).
     levels: Levels | None = None
     #: The realized level by software class and scale, and the conditioned bands against the
     #: declared rule (:func:`.realized.realized_summary`).

@@ -1,0 +1,205 @@
+"""Both levels of the time model on their own evidence, as ``python -m workbook validate`` prints
+them (:func:`level_summary`), and the live figures a pick's reasons quote: the tuned level on the
+MoE and FP4 benchmarks (:func:`tuned_moe_holdout`, :func:`tuned_fp4_holdout`). The constants and
+bands themselves are :mod:`.bands`'.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..catalog import Catalog, resolve_catalog
+from .bands import BAND_HIGH, BAND_LOW, band_coverage, holdout_ratios, tuned_loo_ratios
+from .benchmarks import benchmark_throughput
+from .cache import PerCatalog
+from .metrics import metrics
+from .runs import (
+    baseline_hours,
+    entry_batch,
+    error_group,
+    fit_baseline_mfu,
+    full_runs,
+    is_moe,
+    predict_hours,
+)
+
+
+def _holdout_by_kind(tuned: pd.DataFrame) -> dict[str, dict]:
+    """The held-out rows of a tuned-level :func:`benchmark_throughput` table, dense and MoE apart:
+    :func:`.metrics.metrics` plus ``fastest`` (the largest predicted / published throughput) [x]
+    per kind that has such rows."""
+    hold = tuned[tuned["split"] == "holdout"]
+    out = {}
+    for kind, rows in (("dense", hold[~hold["moe"]]), ("MoE", hold[hold["moe"]])):
+        if len(rows):
+            pub, pred = rows["published_tok_s_gpu"], rows["predicted_tok_s_gpu"]
+            out[kind] = {**metrics(pub, pred), "fastest": float((pred / pub).max())}
+    return out
+
+
+def _signed_metrics(rows: pd.DataFrame) -> dict:
+    """:func:`.metrics.metrics` of rows of a benchmark table, plus ``median_error`` (signed,
+    predicted / published - 1)."""
+    m = metrics(rows["published_tok_s_gpu"], rows["predicted_tok_s_gpu"])
+    return {**m, "median_error": float(np.median(rows["error"]))}
+
+
+def _holdout_by_source(hold: pd.DataFrame) -> pd.DataFrame:
+    """Held-out rows' :func:`.metrics.metrics` per ``source`` and kind (dense / MoE)."""
+    out = []
+    for (source, moe), rows in hold.groupby(["source", "moe"], sort=True):
+        m = metrics(rows["published_tok_s_gpu"], rows["predicted_tok_s_gpu"])
+        kind = "MoE" if moe else "dense"
+        out.append({"source": source, "kind": kind, "runs": m["n"], "mdape": m["mdape"],
+                    "within_25pct": m["within_25pct"]})  # fmt: skip
+    return pd.DataFrame(out, columns=["source", "kind", "runs", "mdape", "within_25pct"])
+
+
+def tuned_moe_holdout(catalog: Catalog | None = None) -> dict | None:
+    """The tuned level on the held-out MoE benchmark rows (they fit nothing): ``n``, ``mdape``
+    and ``fastest`` (the largest predicted / published throughput) [x]; None without such rows."""
+    return _holdout_by_kind(benchmark_throughput(resolve_catalog(catalog), "tuned")).get("MoE")
+
+
+def tuned_fp4_holdout(catalog: Catalog | None = None) -> dict | None:
+    """The tuned level on the held-out FP4 benchmark rows (NVFP4, MXFP4; they fit nothing: FP4
+    takes the FP8 speedup): :func:`.metrics.metrics` and ``median_error`` (predicted / published
+    - 1, signed); None without such rows."""
+    tuned = benchmark_throughput(resolve_catalog(catalog), "tuned")
+    rows = tuned[(tuned["split"] == "holdout") & (tuned["precision"] == "fp4")]
+    return _signed_metrics(rows) if len(rows) else None
+
+
+#: :func:`tuned_moe_holdout` and :func:`tuned_fp4_holdout` per catalog object (every
+#: recommendation's reasons ask).
+tuned_moe_holdout_cached = PerCatalog(tuned_moe_holdout)
+tuned_fp4_holdout_cached = PerCatalog(tuned_fp4_holdout)
+
+
+@dataclass
+class Levels:
+    """Both levels on their own evidence, as ``python -m workbook validate`` prints them.
+
+    Metrics dicts are :func:`.metrics.metrics` (``mdape``, ``within_25pct``, ``max_ratio_off``,
+    ``n``)."""
+
+    #: The tuned stack on the benchmarks, its speedup fitted on all of them (in sample).
+    tuned: dict
+    #: The same, each row predicted with its precision's speedup refitted without it.
+    tuned_loo: dict
+    #: Median signed error (predicted / published - 1) per vendor: ``runs``, ``median_error``
+    #: (in sample) and ``loo_median_error``.
+    tuned_bias: pd.DataFrame
+    #: The held-out benchmark rows at the tuned level (fitted on none): ``run``, ``accelerator``,
+    #: ``published_tok_s_gpu``, ``predicted_tok_s_gpu``, ``error``; and their metrics.
+    tuned_holdout: pd.DataFrame
+    tuned_holdout_metrics: dict | None
+    #: The same metrics (and ``fastest``) for the held-out dense rows and the held-out MoE rows
+    #: apart (a kind with no held-out row is left out: :func:`_holdout_by_kind`).
+    tuned_holdout_by_kind: dict
+    #: The same per software (the benchmark table a row comes from) and kind: ``runs``,
+    #: ``mdape``, ``within_25pct``.
+    tuned_holdout_by_source: pd.DataFrame
+    #: The dense benchmarks at the tuned level from their parameter counts alone (the shape
+    #: derived from the size, what a plan without a shape gets), and with their exact shapes.
+    tuned_derived: dict
+    tuned_exact: dict
+    #: The typical level's median (engine x the held-out median refitted without the row) on the
+    #: dense prospective (blind) runs, and the constant-MFU baseline on the same runs.
+    realized_blind: dict | None
+    realized_blind_baseline: dict | None
+    #: Published / tuned-predicted GPU-hours of the used full runs per group (accelerator, or MoE):
+    #: ``runs``, ``p10``, ``median``, ``p90`` (by software class and scale:
+    #: :func:`workbook.calibrate.realized.realized_by_class`).
+    realized_by_group: pd.DataFrame
+    #: :func:`band_coverage`.
+    coverage: dict
+
+
+#: What the validator shows of each held-out benchmark row.
+HOLDOUT_COLUMNS = [
+    "run",
+    "source",
+    "accelerator",
+    "moe",
+    "published_tok_s_gpu",
+    "predicted_tok_s_gpu",
+    "error",
+]
+
+
+def _vendor_bias(cat: Catalog, tuned: pd.DataFrame, loo: pd.DataFrame) -> pd.DataFrame:
+    vendor = cat.tables["accelerators"].set_index("accelerator_id")["vendor"]
+    v = vendor.reindex(tuned["accelerator"]).to_numpy(object)
+    frame = pd.DataFrame(
+        {
+            "vendor": v,
+            "error": tuned["error"],
+            "loo_error": loo["loo_tok_s_gpu"] / loo["published_tok_s_gpu"] - 1,
+        }
+    )
+    return frame.groupby("vendor").agg(
+        runs=("error", "size"),
+        median_error=("error", "median"),
+        loo_median_error=("loo_error", "median"),
+    )
+
+
+def _realized_blind(cat: Catalog) -> tuple[dict | None, dict | None]:
+    """The typical median on the dense prospective runs, its p50 refitted without the row."""
+    hold, r = holdout_ratios(cat)
+    blind = (entry_batch(hold) >= 1) & ~is_moe(hold)
+    if not blind.any():
+        return None, None
+    pub = hold["gpu_hours"].to_numpy(float)
+    engine = pub / r
+    p50 = np.array([np.median(np.delete(r, i)) for i in range(r.size)])
+    rows = full_runs(cat)
+    base_mfu = fit_baseline_mfu(rows[rows["split"] == "calibration"], cat)
+    base = baseline_hours(hold, base_mfu, cat)
+    return (
+        metrics(pub[blind], (engine * p50)[blind]),
+        metrics(pub[blind], base[blind]),
+    )
+
+
+def _realized_by_group(cat: Catalog) -> pd.DataFrame:
+    """Published / tuned-predicted GPU-hours of every used full run, per error group."""
+    rows = full_runs(cat)
+    tuned = predict_hours(rows, cat, software_stack="tuned")
+    ratio = pd.Series(rows["gpu_hours"].to_numpy(float) / tuned)
+    return ratio.groupby(error_group(rows)).agg(
+        runs="size",
+        p10=lambda x: x.quantile(BAND_LOW),
+        median="median",
+        p90=lambda x: x.quantile(BAND_HIGH),
+    )
+
+
+def level_summary(catalog: Catalog | None = None) -> Levels:
+    """Both levels measured on their own evidence (:class:`Levels`)."""
+    cat = resolve_catalog(catalog)
+    tuned, loo = benchmark_throughput(cat, "tuned"), tuned_loo_ratios(cat)
+    derived = benchmark_throughput(cat, "tuned", exact_shapes=False)
+    hold = tuned[tuned["split"] == "holdout"]
+    blind, blind_base = _realized_blind(cat)
+    return Levels(
+        tuned=metrics(tuned["published_tok_s_gpu"], tuned["predicted_tok_s_gpu"]),
+        tuned_loo=metrics(loo["published_tok_s_gpu"], loo["loo_tok_s_gpu"]),
+        tuned_bias=_vendor_bias(cat, tuned, loo),
+        tuned_holdout=hold[HOLDOUT_COLUMNS].reset_index(drop=True),
+        tuned_holdout_metrics=metrics(hold["published_tok_s_gpu"], hold["predicted_tok_s_gpu"])
+        if len(hold)
+        else None,
+        tuned_holdout_by_kind=_holdout_by_kind(tuned),
+        tuned_holdout_by_source=_holdout_by_source(hold),
+        tuned_derived=_signed_metrics(derived[~derived["moe"]]),
+        tuned_exact=_signed_metrics(tuned[~tuned["moe"]]),
+        realized_blind=blind,
+        realized_blind_baseline=blind_base,
+        realized_by_group=_realized_by_group(cat),
+        coverage=band_coverage(cat),
+    )
