@@ -136,18 +136,24 @@ def test_band_text_names_a_cost_the_run_time_does_not_move():
 
 
 def test_a_tuned_moe_pick_says_the_tuned_level_is_least_sure_on_moe():
-    """At the tuned level a mixture of experts' reasons carry the held-out MoE benchmarks' figures
-    (MdAPE and the worst too-fast ratio, from workbook.calibrate.tuned_moe_holdout); a dense pick
-    at the tuned level and a MoE pick at the typical level do not."""
-    from workbook.calibrate import tuned_moe_holdout
+    """At the tuned level a mixture of experts' reasons say its band is the MoE benchmarks' own and
+    carry their leave-one-out figures (MdAPE, the worst too-slow and too-fast ratios, from
+    workbook.calibrate.tuned_moe_loo); a dense pick at the tuned level and a MoE pick at the
+    typical level do not. The MoE pick's p10-p90 is wider than the dense one's by the two bands'
+    ratio (data/assumptions.csv tuned_time_ratio_moe_* against tuned_time_ratio_*)."""
+    from workbook.calibrate import tuned_moe_loo
 
     cat = load_catalog()
-    moe = tuned_moe_holdout(cat)
-    # The 33 held-out rows (NeMo 25.11's GPT-OSS-120B and Qwen3-30B-A3B, NeMo AutoModel's 6 MoE
-    # rows, NeMo 26.02's 19): the worst is 25.11's Qwen3-30B-A3B on B200, predicted 35,142
-    # against 9,299 published tokens/s per GPU (validate's table).
-    assert moe["n"] == 33 and moe["fastest"] == pytest.approx(35142 / 9299, rel=0.01)
-    sentence = f"off by a median {moe['mdape']:.0%} and up to {moe['fastest']:.1f}x too fast"
+    moe = tuned_moe_loo(cat)
+    # All 41 MoE benchmark rows (NeMo 25.11 and 26.02, NeMo AutoModel) fit the MoE factor; the
+    # most over-predicted is 25.11's Qwen3-30B-A3B on B200 (9,299 published tokens/s per GPU,
+    # near 3x below 26.02's B300 at 29,521 on the same 8-GPU recipe).
+    assert moe["n"] == 41 and moe["fastest"] > 2.0 and moe["slowest"] > 1.2
+    sentence = (
+        f"its band is the 41 MoE benchmarks' own, wider than a dense plan's (each predicted "
+        f"without itself, they were off by a median {moe['mdape']:.0%}, from "
+        f"{moe['slowest']:.1f}x too slow to {moe['fastest']:.1f}x too fast)"
+    )
     base = presets["band-7b-to-70b"]
     tuned_moe = base.replace(n_params=30.5e9, n_active_params=3.3e9, software_stack="tuned")
     rec = recommend(tuned_moe, sensitivity=False)
@@ -156,7 +162,7 @@ def test_a_tuned_moe_pick_says_the_tuned_level_is_least_sure_on_moe():
         base.replace(software_stack="tuned"),
         tuned_moe.replace(software_stack="typical"),
     ):
-        assert not any("held-out MoE" in r for r in recommend(other, sensitivity=False).reasons)
+        assert not any("MoE benchmarks" in r for r in recommend(other, sensitivity=False).reasons)
 
 
 def test_a_tuned_fp4_pick_says_how_far_the_held_out_fp4_benchmarks_were():

@@ -298,12 +298,20 @@ def test_frame_is_bit_identical_to_the_captured_fixture():
     """Every output column of estimate_frame on 600 seeded, varied configurations (every
     accelerator and fabric, 1-16,384 GPUs, MoE, derived and exact shapes, every precision, method,
     optimizer, stack) equals what the engine returned when tests/frame_capture.py wrote the
-    fixture, exactly: a speed-up must not move an estimate (floats compared bit for bit)."""
+    fixture: a speed-up must not move an estimate. Every column but the floats exactly; floats to
+    1e-12 relative, not bit for bit: numpy's SIMD cbrt and log differ in the last bit between CPUs
+    (a fresh clone on an AMD EPYC without AVX-512 read the derived n_layers of a fixture written
+    on another machine 1 ulp apart, 2026-12-02), and a real change moves far more."""
     cfg, expected = read_fixture()
     got = estimate_frame(cfg)
     assert list(got.columns) == list(expected.columns)
     expected = expected.astype({c: got[c].dtype for c in got.columns})
-    pd.testing.assert_frame_equal(got, expected, check_exact=True)
+    floats = [c for c in got.columns if pd.api.types.is_float_dtype(got[c])]
+    others = [c for c in got.columns if c not in floats]
+    pd.testing.assert_frame_equal(got[others], expected[others], check_exact=True)
+    pd.testing.assert_frame_equal(
+        got[floats], expected[floats], check_exact=False, rtol=1e-12, atol=0.0
+    )
     # the fixture exercises what it claims to: layouts beyond tp = pp = 1, both recompute modes,
     # ZeRO 0 / 1 / 3, unsupported precisions and configurations that do not fit
     assert set(got["zero_stage"]) == {0, 1, 3} and set(got["recompute"]) == {"full", "selective"}

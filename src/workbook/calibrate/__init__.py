@@ -45,8 +45,8 @@ from .levels import (
     level_summary,
     tuned_fp4_holdout,
     tuned_fp4_holdout_cached,
-    tuned_moe_holdout,
-    tuned_moe_holdout_cached,
+    tuned_moe_loo,
+    tuned_moe_loo_cached,
 )
 from .metrics import (
     RANGE_QUANTILES,
@@ -128,8 +128,8 @@ __all__ = [
     "tuned_loo_ratios",
     "tuned_fp4_holdout",
     "tuned_fp4_holdout_cached",
-    "tuned_moe_holdout",
-    "tuned_moe_holdout_cached",
+    "tuned_moe_loo",
+    "tuned_moe_loo_cached",
     "tuned_part_maturity",
     "tuned_stack_maturity",
     "accuracy_floor",

@@ -6,7 +6,8 @@
   (split-conformal quantiles of published / predicted GPU-hours: the held-out runs fitted no
   constant, so they are the conformal calibration set);
 - :func:`tuned_band`: the benchmarks' steady-state throughput against the engine's (the tuned
-  stack's speedup per precision, and the split-conformal quantiles of its leave-one-out residuals);
+  stack's speedup per precision, the MoE factor, and the split-conformal quantiles of the
+  leave-one-out residuals of the dense rows and, apart, of the MoE rows: a band per kind);
 - :func:`tuned_stack_maturity`: the tuned level's software-stack factor of a non-CUDA stack
   (``software_maturity_tuned_<stack>``), from one benchmark that both vendors' reference recipes
   ran (:data:`TUNED_STACK_PAIRS`); :func:`tuned_part_maturity` the same for a part with its own
@@ -21,7 +22,10 @@ Split rule, declared before any error was looked at: the realized band is measur
 the conformal quantiles of the *other* held-out runs (leave-one-out) or of the held-out runs entered
 in earlier batches (forward); MLPerf rows are not used (no token counts; v5.1 is held out).
 Benchmark rows with ``split`` holdout (declared with the rows, before their error was computed)
-fit neither the tuned speedups nor a stack factor: they are predicted, never fitted.
+fit neither the tuned speedups nor a stack factor: they are predicted, never fitted. Every MoE
+benchmark row, held out or not, fits the MoE factor (the rule declared in CHANGELOG.md on
+2026-12-02, after the held-out MoE rows' errors were seen): a MoE row's out-of-sample figure is its
+leave-one-out one.
 """
 
 from __future__ import annotations
@@ -62,8 +66,8 @@ TUNED_TRAFFIC_GRID = tuple(float(v) for v in range(100, 801, 50))
 #: Parts that take another part's tuned factor (declared, not fitted): MI350X is MI355X's CDNA 4
 #: die at a lower clock and power on the same ROCm 7 stack, with no FP8 benchmark of its own.
 TUNED_PART_SHARED = {"mi350x": "mi355x"}
-#: The whole-run MoE multiplier, and the tuned level's own (data/assumptions.csv; fitted on the
-#: MoE benchmark rows not held out by the rule declared in CHANGELOG.md: :func:`fit_moe_tuned`).
+#: The whole-run MoE multiplier, and the tuned level's own (data/assumptions.csv; fitted on every
+#: MoE benchmark row by the rule declared in CHANGELOG.md: :func:`fit_moe_tuned`).
 MOE = "moe_efficiency"
 MOE_TUNED = "moe_efficiency_tuned"
 
@@ -170,10 +174,10 @@ def _speedups(bench: pd.DataFrame) -> dict[str, float]:
 
 
 def _moe_tuned(bench: pd.DataFrame, speed: dict[str, float], moe_efficiency: float) -> float:
-    """``moe_efficiency`` x the median published / tuned-predicted throughput of the MoE rows not
-    held out, each predicted with its part's stack factor and its precision's speedup of
+    """``moe_efficiency`` x the median published / tuned-predicted throughput of the MoE rows
+    (held out or not), each predicted with its part's stack factor and its precision's speedup of
     ``speed`` (rounded as stored); no such row: ``moe_efficiency`` (nothing to fit)."""
-    fit = bench[(bench["split"] != "holdout") & bench["moe"]]
+    fit = bench[bench["moe"]]
     if fit.empty:
         return moe_efficiency
     sp = np.array([round(speed[_precision_key(p)], 4) for p in fit["precision"]])
@@ -184,7 +188,7 @@ def _moe_tuned(bench: pd.DataFrame, speed: dict[str, float], moe_efficiency: flo
 def fit_moe_tuned(catalog: Catalog | None = None, traffic: float | None = None) -> float:
     """``moe_efficiency_tuned``, the tuned level's MoE multiplier (the rule declared in
     CHANGELOG.md): the engine's ``moe_efficiency`` x the median published / tuned-predicted
-    tokens/s per GPU of the MoE benchmark rows not held out, the dense tuned constants (HBM
+    tokens/s per GPU of every MoE benchmark row, the dense tuned constants (HBM
     ``traffic``, speedups, stack factors) fitted first on the dense rows."""
     cat = resolve_catalog(catalog)
     bench = _live_benchmarks(cat, traffic)
@@ -193,11 +197,11 @@ def fit_moe_tuned(catalog: Catalog | None = None, traffic: float | None = None) 
 
 def tuned_loo_ratios(catalog: Catalog | None = None, traffic: float | None = None) -> pd.DataFrame:
     """Every benchmark row against the tuned stack with its precision's speedup (and, for a
-    mixture of experts, the MoE factor) refitted without it (a held-out row's is the full fit,
-    which never saw it) and its part's stack factor, at HBM ``traffic`` (default the stored tuned
-    value): :func:`tuned_base_throughput` plus ``loo_speedup``, ``loo_moe`` (the tuned / engine
-    MoE multiplier; 1 for a dense row), ``loo_tok_s_gpu`` and ``time_ratio`` (published /
-    predicted time = predicted / published throughput)."""
+    mixture of experts, the MoE factor) refitted without it (a held-out dense row's is the full
+    fit, which never saw it) and its part's stack factor, at HBM ``traffic`` (default the stored
+    tuned value): :func:`tuned_base_throughput` plus ``loo_speedup``, ``loo_moe`` (the tuned /
+    engine MoE multiplier; 1 for a dense row), ``loo_tok_s_gpu`` and ``time_ratio`` (published
+    / predicted time = predicted / published throughput)."""
     cat = resolve_catalog(catalog)
     bench = _live_benchmarks(cat, traffic)
     moe_efficiency = assumption_values(cat)[MOE]
@@ -239,14 +243,25 @@ def fit_tuned_traffic(catalog: Catalog | None = None) -> float:
 def tuned_band(catalog: Catalog | None = None, traffic: float | None = None) -> dict:
     """The tuned stack at HBM ``traffic``: ``speedup_<precision>`` (median published /
     :func:`tuned_base_throughput` steady throughput of the dense benchmarks at that precision),
-    ``moe`` (:func:`fit_moe_tuned`), and ``p10`` / ``p90`` (split-conformal) of every row's
-    leave-one-out time ratio (:func:`tuned_loo_ratios`)."""
+    ``moe`` (:func:`fit_moe_tuned`), ``p10`` / ``p90`` (split-conformal) of the dense rows'
+    leave-one-out time ratios (:func:`tuned_loo_ratios`) and ``moe_p10`` / ``moe_p90`` of the
+    MoE rows' (a kind without rows: the other kind's)."""
     cat = resolve_catalog(catalog)
     bench = _live_benchmarks(cat, traffic)
     speed = _speedups(bench)
     moe = _moe_tuned(bench, speed, assumption_values(cat)[MOE])
-    lo, hi = conformal_quantiles(tuned_loo_ratios(cat, traffic)["time_ratio"])
-    return {**{f"speedup_{p}": v for p, v in speed.items()}, "moe": moe, "p10": lo, "p90": hi}
+    loo = tuned_loo_ratios(cat, traffic)
+    dense, mixture = loo.loc[~loo["moe"], "time_ratio"], loo.loc[loo["moe"], "time_ratio"]
+    lo, hi = conformal_quantiles(dense if len(dense) else mixture)
+    moe_lo, moe_hi = conformal_quantiles(mixture) if len(mixture) else (lo, hi)
+    return {
+        **{f"speedup_{p}": v for p, v in speed.items()},
+        "moe": moe,
+        "p10": lo,
+        "p90": hi,
+        "moe_p10": moe_lo,
+        "moe_p90": moe_hi,
+    }
 
 
 def band_constants(catalog: Catalog | None = None) -> dict[str, float]:
@@ -261,6 +276,8 @@ def band_constants(catalog: Catalog | None = None) -> dict[str, float]:
         "realized_time_ratio_p90": real["p90"],
         "tuned_time_ratio_p10": tuned["p10"],
         "tuned_time_ratio_p90": tuned["p90"],
+        "tuned_time_ratio_moe_p10": tuned["moe_p10"],
+        "tuned_time_ratio_moe_p90": tuned["moe_p90"],
         **{f"tuned_stack_speedup_{p}": tuned[f"speedup_{p}"] for p in TUNED_PRECISIONS},
         MOE_TUNED: tuned["moe"],
         **{

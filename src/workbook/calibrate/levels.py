@@ -1,18 +1,25 @@
 """Both levels of the time model on their own evidence, as ``python -m workbook validate`` prints
 them (:func:`level_summary`), and the live figures a pick's reasons quote: the tuned level on the
-MoE and FP4 benchmarks (:func:`tuned_moe_holdout`, :func:`tuned_fp4_holdout`). The constants and
+MoE and FP4 benchmarks (:func:`tuned_moe_loo`, :func:`tuned_fp4_holdout`). The constants and
 bands themselves are :mod:`.bands`'.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from ..catalog import Catalog, resolve_catalog
-from .bands import BAND_HIGH, BAND_LOW, band_coverage, holdout_ratios, tuned_loo_ratios
+from .bands import (
+    BAND_HIGH,
+    BAND_LOW,
+    band_coverage,
+    conformal_quantiles,
+    holdout_ratios,
+    tuned_loo_ratios,
+)
 from .benchmarks import benchmark_throughput
 from .cache import PerCatalog
 from .metrics import metrics
@@ -58,10 +65,50 @@ def _holdout_by_source(hold: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out, columns=["source", "kind", "runs", "mdape", "within_25pct"])
 
 
-def tuned_moe_holdout(catalog: Catalog | None = None) -> dict | None:
-    """The tuned level on the held-out MoE benchmark rows (they fit nothing): ``n``, ``mdape``
-    and ``fastest`` (the largest predicted / published throughput) [x]; None without such rows."""
-    return _holdout_by_kind(benchmark_throughput(resolve_catalog(catalog), "tuned")).get("MoE")
+def out_of_sample(tuned: pd.DataFrame, loo: pd.DataFrame) -> pd.DataFrame:
+    """A tuned-level :func:`benchmark_throughput` table with each MoE row predicted as
+    :func:`.bands.tuned_loo_ratios` does, by the MoE factor refitted without it (every MoE row
+    fits that factor: the rule declared in CHANGELOG.md on 2026-12-02); a dense row as it is (a
+    held-out dense row fitted nothing)."""
+    own = loo.set_index("run")["loo_tok_s_gpu"].reindex(tuned["run"]).to_numpy(float)
+    pred = np.where(tuned["moe"], own, tuned["predicted_tok_s_gpu"].to_numpy(float))
+    return tuned.assign(
+        predicted_tok_s_gpu=pred, error=pred / tuned["published_tok_s_gpu"].to_numpy(float) - 1
+    )
+
+
+def tuned_bands_by_kind(loo: pd.DataFrame) -> dict[str, dict]:
+    """The tuned band of each kind (dense, MoE) from :func:`.bands.tuned_loo_ratios`: ``n``,
+    ``p10`` / ``p90`` (split-conformal, as stored in data/assumptions.csv) and ``loo_coverage``
+    (each row's time ratio inside the band of the other rows of its kind) [x, share]."""
+    out = {}
+    for kind, rows in (("dense", loo[~loo["moe"]]), ("MoE", loo[loo["moe"]])):
+        r = rows["time_ratio"].to_numpy(float)
+        if r.size < 2:
+            continue
+        lo, hi = conformal_quantiles(r)
+        inside = [
+            a <= r[i] <= b for i in range(r.size) for a, b in [conformal_quantiles(np.delete(r, i))]
+        ]
+        out[kind] = {"n": int(r.size), "p10": lo, "p90": hi, "loo_coverage": float(np.mean(inside))}
+    return out
+
+
+def tuned_moe_loo(catalog: Catalog | None = None) -> dict | None:
+    """The tuned level on the MoE benchmark rows, each predicted with the MoE factor refitted
+    without it (:func:`.bands.tuned_loo_ratios`): :func:`.metrics.metrics`, ``fastest`` (the
+    largest predicted / published throughput) and ``slowest`` (the largest published /
+    predicted) [x]; None without such rows."""
+    loo = tuned_loo_ratios(resolve_catalog(catalog))
+    rows = loo[loo["moe"]]
+    if rows.empty:
+        return None
+    ratio = rows["loo_tok_s_gpu"] / rows["published_tok_s_gpu"]
+    return {
+        **metrics(rows["published_tok_s_gpu"], rows["loo_tok_s_gpu"]),
+        "fastest": float(ratio.max()),
+        "slowest": float((1 / ratio).max()),
+    }
 
 
 def tuned_fp4_holdout(catalog: Catalog | None = None) -> dict | None:
@@ -73,9 +120,9 @@ def tuned_fp4_holdout(catalog: Catalog | None = None) -> dict | None:
     return _signed_metrics(rows) if len(rows) else None
 
 
-#: :func:`tuned_moe_holdout` and :func:`tuned_fp4_holdout` per catalog object (every
+#: :func:`tuned_moe_loo` and :func:`tuned_fp4_holdout` per catalog object (every
 #: recommendation's reasons ask).
-tuned_moe_holdout_cached = PerCatalog(tuned_moe_holdout)
+tuned_moe_loo_cached = PerCatalog(tuned_moe_loo)
 tuned_fp4_holdout_cached = PerCatalog(tuned_fp4_holdout)
 
 
@@ -93,8 +140,10 @@ class Levels:
     #: Median signed error (predicted / published - 1) per vendor: ``runs``, ``median_error``
     #: (in sample) and ``loo_median_error``.
     tuned_bias: pd.DataFrame
-    #: The held-out benchmark rows at the tuned level (fitted on none): ``run``, ``accelerator``,
-    #: ``published_tok_s_gpu``, ``predicted_tok_s_gpu``, ``error``; and their metrics.
+    #: The held-out benchmark rows at the tuned level out of sample (:func:`out_of_sample`: a
+    #: dense row fitted nothing, a MoE row is shown with the MoE factor refitted without it):
+    #: ``run``, ``accelerator``, ``published_tok_s_gpu``, ``predicted_tok_s_gpu``, ``error``;
+    #: and their metrics.
     tuned_holdout: pd.DataFrame
     tuned_holdout_metrics: dict | None
     #: The same metrics (and ``fastest``) for the held-out dense rows and the held-out MoE rows
@@ -117,6 +166,8 @@ class Levels:
     realized_by_group: pd.DataFrame
     #: :func:`band_coverage`.
     coverage: dict
+    #: The tuned band of each kind and its leave-one-out coverage (:func:`tuned_bands_by_kind`).
+    tuned_bands: dict = field(default_factory=dict)
 
 
 #: What the validator shows of each held-out benchmark row.
@@ -184,7 +235,8 @@ def level_summary(catalog: Catalog | None = None) -> Levels:
     cat = resolve_catalog(catalog)
     tuned, loo = benchmark_throughput(cat, "tuned"), tuned_loo_ratios(cat)
     derived = benchmark_throughput(cat, "tuned", exact_shapes=False)
-    hold = tuned[tuned["split"] == "holdout"]
+    oos = out_of_sample(tuned, loo)
+    hold = oos[oos["split"] == "holdout"]
     blind, blind_base = _realized_blind(cat)
     return Levels(
         tuned=metrics(tuned["published_tok_s_gpu"], tuned["predicted_tok_s_gpu"]),
@@ -194,7 +246,7 @@ def level_summary(catalog: Catalog | None = None) -> Levels:
         tuned_holdout_metrics=metrics(hold["published_tok_s_gpu"], hold["predicted_tok_s_gpu"])
         if len(hold)
         else None,
-        tuned_holdout_by_kind=_holdout_by_kind(tuned),
+        tuned_holdout_by_kind=_holdout_by_kind(oos),
         tuned_holdout_by_source=_holdout_by_source(hold),
         tuned_derived=_signed_metrics(derived[~derived["moe"]]),
         tuned_exact=_signed_metrics(tuned[~tuned["moe"]]),
@@ -202,4 +254,5 @@ def level_summary(catalog: Catalog | None = None) -> Levels:
         realized_blind_baseline=blind_base,
         realized_by_group=_realized_by_group(cat),
         coverage=band_coverage(cat),
+        tuned_bands=tuned_bands_by_kind(loo),
     )

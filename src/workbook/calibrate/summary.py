@@ -328,6 +328,9 @@ def _level_figures(lv: Levels | None) -> dict:
             out[f"tuned_holdout_{kind.lower()}_rows"] = m["n"]
             out[f"tuned_holdout_{kind.lower()}_mdape"] = m["mdape"]
             out[f"tuned_holdout_{kind.lower()}_within_25pct"] = m["within_25pct"]
+    for kind, m in lv.tuned_bands.items():
+        for key in ("p10", "p90", "loo_coverage"):
+            out[f"tuned_band_{kind.lower()}_{key}"] = m[key]
     if lv.realized_blind is not None:
         out["realized_blind_runs"] = lv.realized_blind["n"]
         out["realized_blind_mdape"] = lv.realized_blind["mdape"]

@@ -223,8 +223,10 @@ def _levels_section(s: ValidationSummary) -> list[str]:
     if lv.tuned_holdout_metrics is not None:
         h = lv.tuned_holdout_metrics
         lines += [
-            f"Held-out benchmark rows (split holdout: fitted no speedup and no stack factor), "
-            f"tuned level: MdAPE {h['mdape']:.1%}, {h['within_25pct']:.0%} within +-25 %; "
+            f"Held-out benchmark rows (split holdout: fitted no speedup and no stack factor; a "
+            "MoE row, since every MoE row fits the MoE factor, shown with that factor refitted "
+            f"without it), tuned level: MdAPE {h['mdape']:.1%}, {h['within_25pct']:.0%} within "
+            "+-25 %; "
             + "; ".join(
                 f"{kind} ({m['n']} rows): MdAPE {m['mdape']:.1%}, {m['within_25pct']:.0%} within"
                 for kind, m in lv.tuned_holdout_by_kind.items()
@@ -236,6 +238,16 @@ def _levels_section(s: ValidationSummary) -> list[str]:
                 index=False, formatters={"mdape": "{:.1%}".format, "within_25pct": "{:.0%}".format}
             ),
         ]
+    if lv.tuned_bands:
+        lines.append(
+            "Tuned band per kind (split-conformal p10-p90 of the leave-one-out time ratios, "
+            "published / predicted time; coverage: each row inside the band of the others): "
+            + "; ".join(
+                f"{kind} {m['n']} rows {m['p10']:.2f}x-{m['p90']:.2f}x, {m['loo_coverage']:.0%}"
+                for kind, m in lv.tuned_bands.items()
+            )
+            + "."
+        )
     if lv.realized_blind is not None:
         b, base = lv.realized_blind, lv.realized_blind_baseline
         lines.append(

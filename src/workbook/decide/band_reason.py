@@ -35,9 +35,9 @@ class BandBasis:
     benchmarks: int
     #: ``time_band_widening_no_evidence`` [x].
     widening: float
-    #: The tuned level on the held-out MoE benchmarks (``n``, ``mdape``, ``fastest``:
-    #: :func:`workbook.calibrate.tuned_moe_holdout`); None without such rows.
-    moe_holdout: dict | None = None
+    #: The tuned level on the MoE benchmarks, leave-one-out (``n``, ``mdape``, ``fastest``,
+    #: ``slowest``: :func:`workbook.calibrate.tuned_moe_loo`); None without such rows.
+    moe_loo: dict | None = None
     #: The tuned level on the held-out FP4 benchmarks (``n``, ``mdape``, ``median_error``:
     #: :func:`workbook.calibrate.tuned_fp4_holdout`); None without such rows.
     fp4_holdout: dict | None = None
@@ -45,8 +45,8 @@ class BandBasis:
 
 def band_reason(best: pd.Series, basis: BandBasis) -> str:
     """The pick's p10-p90 days and where the band comes from (and that it is widened where the
-    part has no evidence of its own, and how far the tuned level missed on held-out mixtures of
-    experts and FP4 benchmarks where the pick is one)."""
+    part has no evidence of its own; that a tuned mixture of experts has the MoE benchmarks' own,
+    wider band, and how far they were off; how far the held-out FP4 benchmarks were)."""
     if best["stack_level"] == "tuned":
         level = (
             "the tuned stack (a vendor's reference recipe): steady-state throughput calibrated on "
@@ -68,13 +68,13 @@ def band_reason(best: pd.Series, basis: BandBasis) -> str:
             f" There is {evidence} on {best['name']}: its estimate rests on the spec sheet and "
             f"constants fitted on other parts, so its band is widened {basis.widening:g}x."
         )
-    moe = basis.moe_holdout
+    moe = basis.moe_loo
     if best["stack_level"] == "tuned" and best["moe_factor"] < 1 and moe:
         text += (
-            " It is a mixture of experts, where the tuned level is least sure: on the "
-            f"{moe['n']} held-out MoE benchmarks it was off by a median {moe['mdape']:.0%} and "
-            f"up to {moe['fastest']:.1f}x too fast (fine-grained MoE), so read this time as "
-            "optimistic."
+            " It is a mixture of experts, where the tuned level is least sure: its band is the "
+            f"{moe['n']} MoE benchmarks' own, wider than a dense plan's (each predicted without "
+            f"itself, they were off by a median {moe['mdape']:.0%}, from "
+            f"{moe['slowest']:.1f}x too slow to {moe['fastest']:.1f}x too fast)."
         )
     fp4 = basis.fp4_holdout
     if best["stack_level"] == "tuned" and best["precision"] == "fp4" and fp4:
@@ -83,6 +83,6 @@ def band_reason(best: pd.Series, basis: BandBasis) -> str:
             " It is planned at FP4, which fitted no tuned constant (FP4 takes FP8's speedup on "
             f"FP4's peak): on the {fp4['n']} held-out FP4 benchmarks the tuned level was a median "
             f"{abs(fp4['median_error']):.0%} too {way}, so read this time as "
-            f"{'optimistic' if way == 'fast' else 'cautious'}."
+            f"{'optimistic' if way == 'fast' else 'pessimistic'}."
         )
     return text

@@ -28,7 +28,7 @@ from ..calibrate import (
     band_basis_counts,
     time_model_trust,
     tuned_fp4_holdout_cached,
-    tuned_moe_holdout_cached,
+    tuned_moe_loo_cached,
 )
 from ..catalog import Catalog, load_catalog
 from ..model import assumption_values
@@ -322,7 +322,7 @@ def band_basis(cat: Catalog) -> BandBasis:
     runs, benchmarks = band_basis_counts(cat)
     widening = assumption_values(cat)["time_band_widening_no_evidence"]
     return BandBasis(
-        runs, benchmarks, widening, tuned_moe_holdout_cached(cat), tuned_fp4_holdout_cached(cat)
+        runs, benchmarks, widening, tuned_moe_loo_cached(cat), tuned_fp4_holdout_cached(cat)
     )
 
 

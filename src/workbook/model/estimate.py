@@ -34,7 +34,7 @@ from .goodput import goodput
 from .memory import state_bytes_per_param
 from .shape import ModelShape, shape_params, with_shape
 from .step_time import Efficiencies, Hardware, Layout, Workload, best_layout
-from .uncertainty import TimeBand, quantile_multiplier, time_band
+from .uncertainty import TimeBand, time_band
 
 #: Models from this size on [params] train with ``large_model_global_batch_tokens`` instead of
 #: ``global_batch_tokens`` (assumptions.csv) when no batch is given.
@@ -67,6 +67,7 @@ class Derates:
     moe_factor: np.ndarray  #: moe_efficiency (tuned: _tuned) for a mixture of experts, else 1
     qlora_factor: np.ndarray  #: 1 / qlora_dequant_overhead for QLoRA, else 1
     throttled: np.ndarray  #: a liquid-cooled part runs in air racks
+    moe: np.ndarray  #: a mixture of experts (MOE_ACTIVE_SHARE_BELOW): the tuned MoE band too
 
     @property
     def total(self) -> np.ndarray:
@@ -144,6 +145,7 @@ def _derates(cfg: Configs, m: Machines, a: dict[str, float]) -> Derates:
         moe_factor=np.where(is_moe, moe, 1.0),
         qlora_factor=np.where(cfg.is_("method", "qlora"), 1.0 / a["qlora_dequant_overhead"], 1.0),
         throttled=throttled,
+        moe=is_moe,
     )
 
 
@@ -246,25 +248,13 @@ def _inputs_frame(cfg: Configs, m: Machines, shape: Shape) -> dict[str, Any]:
     }
 
 
-def _band_columns(band: TimeBand, wall_hours: np.ndarray, n_gpus: np.ndarray) -> dict:
-    """The p10 and p90 of GPU-hours and days [GPU-h, days] and the band's log spreads."""
-    lo = quantile_multiplier(0.1, band.sigma_below, band.sigma_above)
-    hi = quantile_multiplier(0.9, band.sigma_below, band.sigma_above)
-    return {
-        "wall_days_p10": wall_hours * lo / HOURS_PER_DAY,
-        "wall_days_p90": wall_hours * hi / HOURS_PER_DAY,
-        "gpu_hours_p10": wall_hours * lo * n_gpus,
-        "gpu_hours_p90": wall_hours * hi * n_gpus,
-    }
-
-
 def _frame(cfg, m, shape, derates, layout, step, gp, band: TimeBand) -> pd.DataFrame:
     """Step 7: the result frame at the software stack's level, with its band (times NaN where the
     precision is unsupported)."""
     tokens_per_s = shape.global_batch_tokens / step["step_s"] * band.speedup
     wall_hours = cfg.n_tokens / tokens_per_s / SECONDS_PER_HOUR / gp
     gpu_seconds = cfg.n_gpus * wall_hours * SECONDS_PER_HOUR
-    q = _band_columns(band, wall_hours, cfg.n_gpus)
+    q = band.columns(wall_hours, cfg.n_gpus)
     every = bool(m.supported.all())
 
     def nan_if(x):
@@ -343,7 +333,7 @@ def estimate_frame(
     derates = _derates(cfg, machines, a)
     layout, step = _layout(cat, cfg, machines, shape, derates, a)
     gp = _run_goodput(cfg, a)
-    band = time_band(cat, cfg.software_stack, cfg.accelerator, cfg.precision, a)
+    band = time_band(cat, cfg.software_stack, cfg.accelerator, cfg.precision, a, derates.moe)
     return _frame(cfg, machines, shape, derates, layout, step, gp, band)
 
 

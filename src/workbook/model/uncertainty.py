@@ -15,7 +15,9 @@ Three levels (``software_stack``, :data:`SOFTWARE_STACKS`):
   part's stack factor (:func:`tuned_stack_factor`: ``software_maturity_tuned_<stack>`` /
   ``software_maturity_<stack>``, so that a vendor's own recipe on ROCm is not derated as a
   typical team's port), goodput still applied; its band is ``tuned_time_ratio_p10`` / ``_p90``,
-  the split-conformal quantiles of the benchmarks' leave-one-out residuals.
+  the split-conformal quantiles of the dense benchmarks' leave-one-out residuals, and for a
+  mixture of experts ``tuned_time_ratio_moe_p10`` / ``_p90``, those of the MoE benchmarks' (whose
+  recipes spread far wider: :func:`workbook.calibrate.tuned_band`).
 - ``"engine"``: the step-time model as fitted, before either level (what
   ``python -m workbook validate`` checks its constants on); the typical band's spread around 1.
 
@@ -40,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from ..catalog import Catalog
+from ..units import HOURS_PER_DAY
 
 #: The levels a time can be planned at (see the module docstring).
 SOFTWARE_STACKS = ("typical", "tuned", "engine")
@@ -109,6 +112,18 @@ class TimeBand:
         """The ``p`` quantile of the time / the engine's predicted time [x]."""
         return self.median * quantile_multiplier(p, self.sigma_below, self.sigma_above)
 
+    def columns(self, wall_hours: np.ndarray, n_gpus: np.ndarray) -> dict[str, np.ndarray]:
+        """The p10 and p90 of days and GPU-hours [days, GPU-h] of runs whose median is
+        ``wall_hours`` on ``n_gpus``."""
+        lo = quantile_multiplier(0.1, self.sigma_below, self.sigma_above)
+        hi = quantile_multiplier(0.9, self.sigma_below, self.sigma_above)
+        return {
+            "wall_days_p10": wall_hours * lo / HOURS_PER_DAY,
+            "wall_days_p90": wall_hours * hi / HOURS_PER_DAY,
+            "gpu_hours_p10": wall_hours * lo * n_gpus,
+            "gpu_hours_p90": wall_hours * hi * n_gpus,
+        }
+
 
 def _has_evidence(catalog: Catalog, mask_of, accelerator: np.ndarray) -> np.ndarray:
     """Whether each configuration's part has a row of ``mask_of`` in data/published_runs.csv."""
@@ -141,14 +156,21 @@ def tuned_stack_factor(
 
 
 def time_band(
-    catalog: Catalog, stack: np.ndarray, accelerator: np.ndarray, precision: np.ndarray, a: dict
+    catalog: Catalog,
+    stack: np.ndarray,
+    accelerator: np.ndarray,
+    precision: np.ndarray,
+    a: dict,
+    moe: np.ndarray | bool = False,
 ) -> TimeBand:
     """The level (``stack``, :data:`SOFTWARE_STACKS`) and band of every configuration, from the
-    constants of data/assumptions.csv (``a``: :func:`workbook.model.assumption_values`)."""
+    constants of data/assumptions.csv (``a``: :func:`workbook.model.assumption_values`); ``moe``
+    (per configuration) takes the tuned level's MoE band."""
     typical_lo = math.log(a["realized_time_ratio_p50"] / a["realized_time_ratio_p10"]) / Z90
     typical_hi = math.log(a["realized_time_ratio_p90"] / a["realized_time_ratio_p50"]) / Z90
-    tuned_lo = -math.log(a["tuned_time_ratio_p10"]) / Z90
-    tuned_hi = math.log(a["tuned_time_ratio_p90"]) / Z90
+    p10 = np.where(moe, a["tuned_time_ratio_moe_p10"], a["tuned_time_ratio_p10"])
+    p90 = np.where(moe, a["tuned_time_ratio_moe_p90"], a["tuned_time_ratio_p90"])
+    tuned_lo, tuned_hi = -np.log(p10) / Z90, np.log(p90) / Z90
     tuned = stack == "tuned"
     speedup = np.where(
         precision == "bf16", a["tuned_stack_speedup_bf16"], a["tuned_stack_speedup_fp8"]
