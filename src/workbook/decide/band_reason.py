@@ -47,10 +47,15 @@ def band_reason(best: pd.Series, basis: BandBasis) -> str:
     """The pick's p10-p90 days and where the band comes from (and that it is widened where the
     part has no evidence of its own; that a tuned mixture of experts has the MoE benchmarks' own,
     wider band, and how far they were off; how far the held-out FP4 benchmarks were)."""
+    moe = basis.moe_loo
+    is_moe = best["moe_factor"] < 1
     if best["stack_level"] == "tuned":
+        dense = basis.benchmarks - (moe["n"] if moe else 0)
+        whose = "the MoE ones" if is_moe and moe else f"the {dense} dense ones"
         level = (
             "the tuned stack (a vendor's reference recipe): steady-state throughput calibrated on "
-            f"{basis.benchmarks} published benchmarks, the band from their leave-one-out errors"
+            f"{basis.benchmarks} published benchmarks, the band from the leave-one-out errors of "
+            f"{whose}"
         )
         evidence = "no published benchmark"
     else:
@@ -68,8 +73,7 @@ def band_reason(best: pd.Series, basis: BandBasis) -> str:
             f" There is {evidence} on {best['name']}: its estimate rests on the spec sheet and "
             f"constants fitted on other parts, so its band is widened {basis.widening:g}x."
         )
-    moe = basis.moe_loo
-    if best["stack_level"] == "tuned" and best["moe_factor"] < 1 and moe:
+    if best["stack_level"] == "tuned" and is_moe and moe:
         text += (
             " It is a mixture of experts, where the tuned level is least sure: its band is the "
             f"{moe['n']} MoE benchmarks' own, wider than a dense plan's (each predicted without "
