@@ -181,7 +181,7 @@ def test_the_tuned_moe_factor_is_the_declared_median_over_every_moe_row():
     CHANGELOG.md on 2026-12-02, before it the 8 not held out): stored as the live value. The
     dense speedups do not see the MoE rows: doubling every MoE row's throughput moves no speedup
     but doubles the factor. The tuned prediction of a MoE row is the engine's x its speedup x
-    (moe_efficiency_tuned / moe_efficiency)."""
+    (moe_efficiency_tuned of its part / moe_efficiency)."""
     cat = load_catalog()
     bench = tuned_base_throughput(cat)
     cal = bench[bench["moe"]]
@@ -206,15 +206,47 @@ def test_the_tuned_moe_factor_is_the_declared_median_over_every_moe_row():
     assert _moe_ratio_median(doubled, speed) == pytest.approx(2 * _moe_ratio_median(bench, speed))
     tuned = benchmark_throughput(cat, "tuned").set_index("run")
     base = bench.set_index("run")
-    for run, p in cal[["run", "precision"]].itertuples(index=False):
+    for run, p, part in cal[["run", "precision", "accelerator"]].itertuples(index=False):
         sp = cat.param("assumptions", f"tuned_stack_speedup_{p}")
-        expect = (
-            base.loc[run, "predicted_tok_s_gpu"]
-            * sp
-            * cat.param("assumptions", "moe_efficiency_tuned")
-            / moe
-        )
+        # the part's own factor where it has one (every part of these rows: >= 4 MoE rows each)
+        own = cat.param("assumptions", "moe_efficiency_tuned", part)
+        expect = base.loc[run, "predicted_tok_s_gpu"] * sp * own / moe
         assert tuned.loc[run, "predicted_tok_s_gpu"] == pytest.approx(expect, rel=1e-9), run
+
+
+def test_a_part_with_four_moe_benchmarks_has_its_own_tuned_moe_factor():
+    """moe_efficiency_tuned keyed by accelerator (the rule declared in CHANGELOG.md, 2026-12-02):
+    each part with >= 4 MoE benchmark rows gets moe_efficiency x the median published /
+    tuned-predicted throughput of its own MoE rows, by hand; stored = live. A tuned MoE estimate
+    on such a part uses it, one on another part the pooled factor; the leave-one-out factor of a
+    row is its part's others'. NeMo's 8-GPU HGX recipes run slower than NVL72's: B200's factor
+    is below GB200's."""
+    from workbook import estimate_training
+    from workbook.calibrate import tuned_part_moe
+
+    cat = load_catalog()
+    live = tuned_part_moe(cat)
+    assert sorted(live) == ["b200-hgx", "b300-hgx", "gb200-nvl72", "gb300-nvl72", "h100-sxm"]
+    bench = tuned_base_throughput(cat)
+    speed = _speedups(bench)
+    moe = cat.param("assumptions", "moe_efficiency")
+    b200 = bench[bench["moe"] & (bench["accelerator"] == "b200-hgx")]
+    assert len(b200) == 8
+    assert live["b200-hgx"] == pytest.approx(moe * _moe_ratio_median(b200, speed))
+    for part, value in live.items():
+        assert cat.param("assumptions", "moe_efficiency_tuned", part) == pytest.approx(
+            value, abs=1e-4
+        ), part
+    assert live["b200-hgx"] < 0.8 * live["gb200-nvl72"]
+    pooled = cat.param("assumptions", "moe_efficiency_tuned")
+    args = dict(n_params=30e9, n_active_params=3e9, n_tokens=1e12, n_gpus=64)
+    for part, factor in (("b200-hgx", live["b200-hgx"]), ("mi355x", pooled)):
+        tuned = estimate_training(accelerator=part, software_stack="tuned", **args)
+        assert tuned.breakdown["moe_factor"] == pytest.approx(factor, abs=1e-4), part
+    loo = tuned_loo_ratios(cat).set_index("run")
+    first = b200["run"].iloc[0]
+    others = b200[b200["run"] != first]
+    assert loo.loc[first, "loo_moe"] == pytest.approx(_moe_ratio_median(others, speed))
 
 
 def test_the_cdna4_tuned_factor_is_mi355xs_primus_row_against_b200s_nemo_row():

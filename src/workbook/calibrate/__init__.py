@@ -36,6 +36,7 @@ from .bands import (
     tuned_base_throughput,
     tuned_loo_ratios,
     tuned_part_maturity,
+    tuned_part_moe,
     tuned_stack_maturity,
 )
 from .benchmarks import RATIO_PAIRS, benchmark_throughput, throughput_ratios
@@ -131,6 +132,7 @@ __all__ = [
     "tuned_moe_loo",
     "tuned_moe_loo_cached",
     "tuned_part_maturity",
+    "tuned_part_moe",
     "tuned_stack_maturity",
     "accuracy_floor",
     "accuracy_summary",

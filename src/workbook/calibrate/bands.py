@@ -70,6 +70,9 @@ TUNED_PART_SHARED = {"mi350x": "mi355x"}
 #: MoE benchmark row by the rule declared in CHANGELOG.md: :func:`fit_moe_tuned`).
 MOE = "moe_efficiency"
 MOE_TUNED = "moe_efficiency_tuned"
+#: The fewest MoE benchmark rows a part needs for its own tuned MoE factor (keyed by accelerator,
+#: :func:`tuned_part_moe`): with one left out, three remain for a median (declared in CHANGELOG.md).
+PART_MOE_MIN_ROWS = 4
 
 
 def conformal_quantiles(ratios) -> tuple[float, float]:
@@ -185,6 +188,28 @@ def _moe_tuned(bench: pd.DataFrame, speed: dict[str, float], moe_efficiency: flo
     return moe_efficiency * float(np.median(fit["published_tok_s_gpu"].to_numpy(float) / pred))
 
 
+def _part_moe(bench: pd.DataFrame, speed: dict[str, float], moe_efficiency: float) -> dict:
+    """Each part with at least :data:`PART_MOE_MIN_ROWS` MoE rows: :func:`_moe_tuned` over its
+    own MoE rows (accelerator id -> factor)."""
+    rows = bench[bench["moe"]]
+    counts = rows["accelerator"].value_counts()
+    return {
+        part: _moe_tuned(rows[rows["accelerator"] == part], speed, moe_efficiency)
+        for part in sorted(counts.index[counts >= PART_MOE_MIN_ROWS])
+    }
+
+
+def tuned_part_moe(catalog: Catalog | None = None, traffic: float | None = None) -> dict:
+    """``moe_efficiency_tuned`` keyed by accelerator (the rule declared in CHANGELOG.md): for each
+    part with at least :data:`PART_MOE_MIN_ROWS` MoE benchmark rows, ``moe_efficiency`` x the
+    median published / tuned-predicted tokens/s per GPU of that part's MoE rows (as
+    :func:`fit_moe_tuned`, restricted to the part); stored by hand in data/assumptions.csv (a test
+    checks stored = live). Other parts take the pooled factor."""
+    cat = resolve_catalog(catalog)
+    bench = _live_benchmarks(cat, traffic)
+    return _part_moe(bench, _speedups(bench), assumption_values(cat)[MOE])
+
+
 def fit_moe_tuned(catalog: Catalog | None = None, traffic: float | None = None) -> float:
     """``moe_efficiency_tuned``, the tuned level's MoE multiplier (the rule declared in
     CHANGELOG.md): the engine's ``moe_efficiency`` x the median published / tuned-predicted
@@ -197,19 +222,26 @@ def fit_moe_tuned(catalog: Catalog | None = None, traffic: float | None = None) 
 
 def tuned_loo_ratios(catalog: Catalog | None = None, traffic: float | None = None) -> pd.DataFrame:
     """Every benchmark row against the tuned stack with its precision's speedup (and, for a
-    mixture of experts, the MoE factor) refitted without it (a held-out dense row's is the full
-    fit, which never saw it) and its part's stack factor, at HBM ``traffic`` (default the stored
-    tuned value): :func:`tuned_base_throughput` plus ``loo_speedup``, ``loo_moe`` (the tuned /
-    engine MoE multiplier; 1 for a dense row), ``loo_tok_s_gpu`` and ``time_ratio`` (published
-    / predicted time = predicted / published throughput)."""
+    mixture of experts, the MoE factor: its part's own where the part has
+    :data:`PART_MOE_MIN_ROWS` MoE rows, :func:`tuned_part_moe`) refitted without it (a held-out
+    dense row's is the full fit, which never saw it) and its part's stack factor, at HBM
+    ``traffic`` (default the stored tuned value): :func:`tuned_base_throughput` plus
+    ``loo_speedup``, ``loo_moe`` (the tuned / engine MoE multiplier; 1 for a dense row),
+    ``loo_tok_s_gpu`` and ``time_ratio`` (published / predicted time = predicted / published
+    throughput)."""
     cat = resolve_catalog(catalog)
     bench = _live_benchmarks(cat, traffic)
     moe_efficiency = assumption_values(cat)[MOE]
+    counts = bench.loc[bench["moe"], "accelerator"].value_counts()
     speed, moe = [], []
-    for i, (p, moe_row) in enumerate(zip(bench["precision"], bench["moe"], strict=True)):
+    for i, (p, moe_row, part) in enumerate(
+        zip(bench["precision"], bench["moe"], bench["accelerator"], strict=True)
+    ):
         rest = bench.drop(index=i)
         sp = _speedups(rest)
         speed.append(sp[_precision_key(p)])
+        if moe_row and counts.get(part, 0) >= PART_MOE_MIN_ROWS:  # its part's own, without it
+            rest = rest[rest["accelerator"] == part]
         moe.append(_moe_tuned(rest, sp, moe_efficiency) / moe_efficiency if moe_row else 1.0)
     loo, loo_moe = np.array(speed), np.array(moe)
     pred = (bench["predicted_tok_s_gpu"] * bench["stack_factor"]).to_numpy(float) * loo * loo_moe

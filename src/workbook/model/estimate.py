@@ -26,6 +26,7 @@ from .configs import (
     Machines,
     assumption_values,
     check_training_args,
+    keyed_or,
     look_up_machines,
     per_accelerator,
     read_configs,
@@ -126,16 +127,16 @@ def _shape(cfg: Configs, a: dict[str, float]) -> Shape:
     )
 
 
-def _derates(cfg: Configs, m: Machines, a: dict[str, float]) -> Derates:
-    """Step 4: the named derates, each from ``data/assumptions.csv``."""
+def _derates(cat: Catalog, cfg: Configs, m: Machines, a: dict[str, float]) -> Derates:
+    """Step 4: the named derates, each from ``data/assumptions.csv`` (the tuned MoE factor per
+    part where the part has its own row: :func:`workbook.calibrate.tuned_part_moe`)."""
     parts = m.spec.table
     maturity = [a[f"software_maturity_{s}"] for s in parts["software_stack"].to_numpy(object)]
     liquid_only = parts["cooling_options"].to_numpy(object) == "liquid"
     throttled = m.spec.per_row(liquid_only) & (m.cooling == "air")
     is_moe = cfg.n_active_params < cfg.n_params * MOE_ACTIVE_SHARE_BELOW
-    moe = np.where(  # tuned: a reference recipe's own (workbook.calibrate.fit_moe_tuned)
-        cfg.is_("software_stack", "tuned"), a["moe_efficiency_tuned"], a["moe_efficiency"]
-    )
+    tuned_moe = keyed_or(cat, "moe_efficiency_tuned", m.spec, a["moe_efficiency_tuned"])
+    moe = np.where(cfg.is_("software_stack", "tuned"), tuned_moe, a["moe_efficiency"])
     return Derates(
         software_maturity=m.spec.per_row(np.asarray(maturity, float)),
         thermal_factor=np.where(throttled, a["air_throttle_fraction"], 1.0),
@@ -330,7 +331,7 @@ def estimate_frame(
     cfg = read_configs(configs)
     machines = look_up_machines(cat, cfg)
     shape = _shape(cfg, a)
-    derates = _derates(cfg, machines, a)
+    derates = _derates(cat, cfg, machines, a)
     layout, step = _layout(cat, cfg, machines, shape, derates, a)
     gp = _run_goodput(cfg, a)
     band = time_band(cat, cfg.software_stack, cfg.accelerator, cfg.precision, a, derates.moe)
