@@ -11,6 +11,7 @@ import pytest
 
 from workbook.decide import presets, recommend
 from workbook.present import summary as sm
+from workbook.text import days_text
 
 
 @pytest.fixture(scope="module")
@@ -103,11 +104,25 @@ def test_owned_cluster_splits_capex_from_opex():
     assert figures["First-year cost"][1].startswith("cash out in year one: capex + first-year opex")
 
 
-def test_deadline_against_the_published_spread(rec):
+def test_the_deadline_row_says_the_pick_s_probability_and_its_p90_finish(rec):
+    """The memo's Deadline row is the headline's probability (p_deadline against the scenario's
+    confidence) and the day a run at the band's p90 finishes (lead time + wall_days_p90), by
+    hand; an unmet confidence reads "at risk"."""
+    from workbook.decide import option_row
+    from workbook.text import probability_text
+
+    top = option_row(rec.options, rec.top.accelerator, rec.top.n_gpus, rec.top.acquisition)
+    late = top.lead_time_days + top.wall_days_p90
+    assert top["time_to_result_days_p90"] == pytest.approx(late)
     text = sm.deadline_text(rec.scenario, rec)
-    slack = (rec.scenario.deadline_days - rec.top.lead_time_days) / rec.top.wall_days
-    assert f"up to {slack:,.2f}x its prediction" in text
-    assert text.startswith("met even at the slowest tenth of published runs")
+    assert text == (
+        f"met with {probability_text(top.p_deadline)} probability (80 % required); at the slow "
+        f"end of its band (p90) it finishes on day {days_text(late, unit=False)}"
+    )
+    unlikely = dataclasses.replace(rec, options=rec.options.assign(p_deadline=0.62))
+    assert sm.deadline_text(rec.scenario, unlikely).startswith(
+        "at risk: 62 % probability of a finished run by then (80 % required); at the slow end"
+    )
 
 
 def test_energy_and_carbon_of_the_pick_in_two_rows(rec):
