@@ -87,6 +87,12 @@ def conformal_quantiles(ratios) -> tuple[float, float]:
     return float(r[lo - 1]), float(r[hi - 1])
 
 
+def loo_bands(ratios) -> list[tuple[float, float]]:
+    """For each of ``ratios``, the split-conformal (p10, p90) of all the others (leave-one-out)."""
+    r = np.asarray(ratios, float)
+    return [conformal_quantiles(np.delete(r, i)) for i in range(r.size)]
+
+
 def holdout_ratios(cat: Catalog) -> tuple[pd.DataFrame, np.ndarray]:
     """The held-out full runs and their published / engine-predicted GPU-hours [x]."""
     rows = full_runs(cat)
@@ -327,11 +333,9 @@ def band_coverage(catalog: Catalog | None = None) -> dict:
     the leave-one-out bands) and ``width`` (p90 / p10 of the band of all held-out runs)."""
     cat = resolve_catalog(catalog)
     hold, r = holdout_ratios(cat)
-    inside, widths = [], []
-    for i in range(r.size):
-        lo, hi = conformal_quantiles(np.delete(r, i))
-        inside.append(lo <= r[i] <= hi)
-        widths.append(hi / lo)
+    bands = loo_bands(r)
+    inside = [lo <= x <= hi for x, (lo, hi) in zip(r, bands, strict=True)]
+    widths = [hi / lo for lo, hi in bands]
     batch = entry_batch(hold)
     fw_runs = fw_in = 0
     for k in sorted(set(batch[batch >= 1])):

@@ -18,6 +18,7 @@ from .bands import (
     band_coverage,
     conformal_quantiles,
     holdout_ratios,
+    loo_bands,
     tuned_loo_ratios,
 )
 from .benchmarks import benchmark_throughput
@@ -87,9 +88,7 @@ def tuned_bands_by_kind(loo: pd.DataFrame) -> dict[str, dict]:
         if r.size < 2:
             continue
         lo, hi = conformal_quantiles(r)
-        inside = [
-            a <= r[i] <= b for i in range(r.size) for a, b in [conformal_quantiles(np.delete(r, i))]
-        ]
+        inside = [a <= x <= b for x, (a, b) in zip(r, loo_bands(r), strict=True)]
         out[kind] = {"n": int(r.size), "p10": lo, "p90": hi, "loo_coverage": float(np.mean(inside))}
     return out
 

@@ -113,6 +113,12 @@ class Catalog:
         v = rec[field_]
         return float(v) if pd.notna(v) else float(rec["value"])
 
+    def own_values(self, table: str, parameter: str) -> dict[str, float]:
+        """The per-accelerator rows of a key-value parameter, without its global one: accelerator
+        id -> value (empty when it has none)."""
+        rows = self._kv.get((table, parameter), {})
+        return {a: float(r["value"]) for a, r in rows.items() if a is not None}
+
     def global_rows(self, table: str) -> pd.DataFrame:
         """The rows of a key-value table (``facility`` / ``assumptions``) that apply to every
         accelerator (``accelerator_id`` empty), in file order."""

@@ -97,9 +97,7 @@ def per_accelerator(catalog: Catalog, parameter: str, ids, default: float) -> np
 def keyed_or(catalog: Catalog, parameter: str, ids: CatalogRows, default: float) -> np.ndarray:
     """Each row's accelerator's own ``parameter`` row of data/assumptions.csv (``accelerator_id``
     set), else ``default`` (the global value as the caller holds it, overrides included)."""
-    rows = catalog.tables["assumptions"]
-    rows = rows[(rows["parameter"] == parameter) & rows["accelerator_id"].notna()]
-    own = dict(zip(rows["accelerator_id"], rows["value"].astype(float)))
+    own = catalog.own_values("assumptions", parameter)
     return ids.per_row(np.asarray([own.get(i, default) for i in ids.ids], float))
 
 

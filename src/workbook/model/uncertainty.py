@@ -142,15 +142,12 @@ def tuned_stack_factor(
     CDNA 4 on ROCm 7) takes it instead of the global one; ``keyed`` (accelerator id -> value)
     overrides those rows (the live measurement, :func:`workbook.calibrate.tuned_part_maturity`)."""
     stacks = catalog.tables["accelerators"].set_index("accelerator_id")["software_stack"]
-    rows = catalog.tables["assumptions"]
-    rows = rows[rows["accelerator_id"].notna()]
-    own = dict(zip(zip(rows["parameter"], rows["accelerator_id"]), rows["value"].astype(float)))
     codes, parts = pd.factorize(np.asarray(accelerator, object))  # each distinct part once
     factor = []
     for part in parts:
         stack = stacks.get(part)
         name = f"software_maturity_tuned_{stack}"
-        tuned = (keyed or {}).get(part, own.get((name, part), a[name]))
+        tuned = (keyed or {}).get(part, catalog.own_values("assumptions", name).get(part, a[name]))
         factor.append(tuned / a[f"software_maturity_{stack}"])
     return np.asarray(factor, float)[codes]
 
