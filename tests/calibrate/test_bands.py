@@ -141,8 +141,10 @@ def test_held_out_benchmark_rows_fit_no_speedup_and_held_out_moe_rows_fit_the_mo
     automodel = ("deepseek-v3-h100-1024", "deepseek-v3-h100-256", "kimi-k2-h100",
                  "qwen3-30b-h100", "gpt-oss-20b-h100", "gpt-oss-120b-h100",
                  "llama33-70b-lora-h100")  # fmt: skip
-    nemo2602 = {r for r in bench["run"] if r.startswith("nemo2602-")}  # 26.02's table, all 33
-    assert len(nemo2602) == 33
+    # 26.02's table, all 33 but its 4 NVFP4 rows (calibration of NVIDIA's FP4 speedup since the
+    # rule declared in CHANGELOG.md on 2026-12-02, fifteenth session)
+    nemo2602 = {r for r in bench["run"] if r.startswith("nemo2602-") and "nvfp4" not in r}
+    assert len(nemo2602) == 29
     assert set(bench.loc[hold, "run"]) == {
         *nemo2602,
         *(f"automodel-{r}" for r in automodel),
@@ -249,6 +251,46 @@ def test_a_part_with_four_moe_benchmarks_has_its_own_tuned_moe_factor():
     assert loo.loc[first, "loo_moe"] == pytest.approx(_moe_ratio_median(others, speed))
 
 
+def test_nvidias_fp4_speedup_is_the_median_over_its_four_nvfp4_rows_and_amd_keeps_fp8s():
+    """tuned_stack_speedup_fp4 (the rule declared in CHANGELOG.md, 2026-12-02): NVIDIA has 4 dense
+    FP4 rows not held out (NeMo 26.02 Llama 3 70B and 3.1 405B NVFP4 on GB200 and GB300), so its
+    parts with an FP4 peak get the median published / predicted throughput of those 4, by hand;
+    AMD's 2 FP4 rows (MLPerf v6.0 MXFP4 LoRA) are held out, so AMD parts keep FP8's; stored =
+    live. Leave-one-out, an NVFP4 row takes the median of the other 3, a held-out MXFP4 row FP8's
+    speedup. The FP4 rows do not move the BF16 / FP8 speedups."""
+    from workbook.calibrate import tuned_part_fp4
+
+    cat = load_catalog()
+    bench = tuned_base_throughput(cat)
+    fp4 = bench[bench["precision"] == "fp4"]
+    nv = fp4[fp4["split"] != "holdout"]
+    assert set(nv["run"]) == {
+        f"nemo2602-llama3{m}-{p}-nvfp4" for m in ("-70b", "1-405b") for p in ("gb300", "gb200")
+    }
+    assert set(nv["vendor"]) == {"NVIDIA"} and set(fp4.loc[fp4["split"] == "holdout", "run"]) == {
+        "mlperf-v60-lora-mi355x-8", "mlperf-v60-lora-mi350x-8"
+    }  # fmt: skip
+    pred = nv["predicted_tok_s_gpu"] * nv["stack_factor"]
+    ratio = (nv["published_tok_s_gpu"] / pred).to_numpy()
+    by_hand = float(np.median(ratio))
+    speed = _speedups(bench)
+    assert speed["fp4"] == pytest.approx({"NVIDIA": by_hand})
+    assert _speedups(bench[bench["precision"] != "fp4"])["fp8"] == speed["fp8"]
+    live = tuned_part_fp4(cat)
+    assert sorted(live) == ["b200-hgx", "b300-hgx", "gb200-nvl72", "gb300-nvl72",
+                            "rtx-pro-6000-server"]  # fmt: skip
+    for part, value in live.items():
+        assert value == pytest.approx(by_hand)
+        assert cat.param("assumptions", "tuned_stack_speedup_fp4", part) == pytest.approx(
+            value, abs=1e-4
+        ), part
+    loo = tuned_loo_ratios(cat).set_index("run")
+    for i, run in enumerate(nv["run"]):
+        assert loo.loc[run, "loo_speedup"] == pytest.approx(float(np.median(np.delete(ratio, i))))
+    for run in ("mlperf-v60-lora-mi355x-8", "mlperf-v60-lora-mi350x-8"):
+        assert loo.loc[run, "loo_speedup"] == pytest.approx(speed["fp8"])
+
+
 def test_the_cdna4_tuned_factor_is_mi355xs_primus_row_against_b200s_nemo_row():
     """software_maturity_tuned_rocm for MI355X (and, declared, MI350X) = 0.7 x (published /
     engine of the Primus Llama 3.1 8B FP8 row on 8 MI355X) / (published / engine of the NeMo 25.11
@@ -271,7 +313,8 @@ def test_the_cdna4_tuned_factor_is_mi355xs_primus_row_against_b200s_nemo_row():
 
 def _fit_mdape(cat, traffic: float) -> float:
     loo = tuned_loo_ratios(cat, traffic)
-    rows = loo[(loo["split"] != "holdout") & ~loo["moe"]]
+    # dense BF16 / FP8 rows: the FP4 rows fit their vendor's speedup on top (declared 2026-12-02)
+    rows = loo[(loo["split"] != "holdout") & ~loo["moe"] & loo["precision"].isin(["bf16", "fp8"])]
     return float(np.median(np.abs(rows["loo_tok_s_gpu"] / rows["published_tok_s_gpu"] - 1)))
 
 

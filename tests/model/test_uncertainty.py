@@ -79,6 +79,35 @@ def test_tuned_divides_the_engines_time_by_its_precisions_speedup(a):
         )
 
 
+def test_fp4_at_the_tuned_level_takes_its_vendors_own_speedup_else_fp8s(a):
+    """At FP4 an NVIDIA part takes its keyed tuned_stack_speedup_fp4 (data/assumptions.csv,
+    NVIDIA's NVFP4 benchmarks: 1.1637 on GB300, B300, B200, GB200, RTX PRO 6000), an AMD part
+    FP8's speedup x its stack factor (AMD has no FP4 calibration row); the typical level does
+    not move. Tuned GB300 FP4 / FP8 steady throughput is then 1.1637 / 1.459 of the engine's
+    ratio (NVIDIA published 1.35-1.36x on Llama 3 70B / 3.1 405B, NeMo 26.02)."""
+    cat = load_catalog()
+    own = cat.own_values("assumptions", "tuned_stack_speedup_fp4")
+    assert own == pytest.approx(dict.fromkeys(
+        ["b200-hgx", "b300-hgx", "gb200-nvl72", "gb300-nvl72", "rtx-pro-6000-server"], 1.1637
+    ))  # fmt: skip
+    args = (70e9, 1e12, "gb300-nvl72", 64)
+    tuned, engine = {}, {}
+    for p in ("fp8", "fp4"):
+        engine[p] = _engine_at_tuned_traffic(a, *args, precision=p)
+        tuned[p] = estimate_training(*args, precision=p, software_stack="tuned")
+    k = {"fp8": a["tuned_stack_speedup_fp8"], "fp4": 1.1637}
+    for p in ("fp8", "fp4"):
+        assert tuned[p].breakdown["stack_speedup"] == pytest.approx(k[p])
+        assert tuned[p].gpu_hours == pytest.approx(engine[p].gpu_hours / k[p])
+    steady = {p: tuned[p].breakdown["steady_tokens_per_s_per_gpu"] for p in tuned}
+    assert 1.3 < steady["fp4"] / steady["fp8"] < 1.6
+    amd = estimate_training(70e9, 1e12, "mi355x", 64, precision="fp4", software_stack="tuned")
+    cdna4 = cat.param("assumptions", "software_maturity_tuned_rocm", "mi355x") / 0.7
+    assert amd.breakdown["stack_speedup"] == pytest.approx(a["tuned_stack_speedup_fp8"] * cdna4)
+    typical = estimate_training(*args, precision="fp4")
+    assert typical.breakdown["stack_speedup"] == pytest.approx(1 / a["realized_time_ratio_p50"])
+
+
 def test_a_part_with_no_published_run_has_its_band_widened(a):
     """MI355X has no published full run: both log spreads x time_band_widening_no_evidence."""
     r = estimate_training(70e9, 2e12, "mi355x", 1024)

@@ -48,8 +48,16 @@ from .runs import (
 
 #: The band's nominal quantiles (p10, p90) [probability].
 BAND_LOW, BAND_HIGH = 0.1, 0.9
-#: Precisions the tuned stack has its own speedup for; others (fp4) take the last one's.
+#: Precisions the tuned stack has one speedup for across vendors; FP4 has a vendor's own
+#: (:data:`FP4_SPEEDUP`) where the vendor has FP4 benchmarks, else takes the last one's.
 TUNED_PRECISIONS = ("bf16", "fp8")
+#: The tuned FP4 speedup, keyed by accelerator in data/assumptions.csv: a vendor's own, fitted on
+#: its dense FP4 benchmark rows not held out (:func:`tuned_part_fp4`; NVFP4 and MXFP4 are
+#: different formats with different recipes: the rule declared in CHANGELOG.md, 2026-12-02).
+FP4_SPEEDUP = "tuned_stack_speedup_fp4"
+#: The fewest dense FP4 benchmark rows (not held out) a vendor needs for its own FP4 speedup:
+#: with one left out, a median of two others remains (declared in CHANGELOG.md).
+FP4_VENDOR_MIN_ROWS = 3
 #: The benchmark each non-CUDA stack's tuned factor is measured on: stack -> (that stack's
 #: calibration row, the CUDA row of the same benchmark, model, GPU count and precision).
 TUNED_STACK_PAIRS = {"rocm": ("mlperf-v50-lora-mi300x-8", "mlperf-v50-lora-b200-8")}
@@ -114,7 +122,9 @@ def tuned_base_throughput(cat: Catalog, traffic: float | None = None) -> pd.Data
     stack factors multiply."""
     a = assumption_values(cat)
     a[TRAFFIC] = a[TUNED_TRAFFIC] if traffic is None else float(traffic)
-    return benchmark_throughput(cat, assumptions=a)
+    bench = benchmark_throughput(cat, assumptions=a)
+    vendor = cat.tables["accelerators"].set_index("accelerator_id")["vendor"]
+    return bench.assign(vendor=vendor.reindex(bench["accelerator"]).to_numpy(object))
 
 
 def _pair_factors(
@@ -169,17 +179,34 @@ def _live_benchmarks(cat: Catalog, traffic: float | None = None) -> pd.DataFrame
     return bench.assign(stack_factor=tuned_stack_factor(cat, bench["accelerator"], a, keyed))
 
 
-def _speedups(bench: pd.DataFrame) -> dict[str, float]:
+def _speedups(bench: pd.DataFrame) -> dict:
     """Median published / predicted throughput per :data:`TUNED_PRECISIONS` (all rows where a
     precision has none), the prediction taken with each part's stack factor, over the dense rows
-    that are not held out (the MoE rows fit :func:`fit_moe_tuned` instead)."""
+    that are not held out (the MoE rows fit :func:`fit_moe_tuned` instead); ``fp4``: vendor ->
+    the same median over that vendor's FP4 rows, for each vendor with at least
+    :data:`FP4_VENDOR_MIN_ROWS` of them (:func:`speedup_of` reads it)."""
     bench = bench[(bench["split"] != "holdout") & ~bench["moe"]]
     ratio = bench["published_tok_s_gpu"] / (bench["predicted_tok_s_gpu"] * bench["stack_factor"])
-    out = {}
+    out: dict = {}
     for p in TUNED_PRECISIONS:
         mine = ratio[bench["precision"] == p]
         out[p] = float(np.median(mine if len(mine) else ratio))
+    fp4 = ratio[bench["precision"] == "fp4"].groupby(bench["vendor"]).agg(["median", "size"])
+    out["fp4"] = {
+        str(v): float(row["median"])
+        for v, row in fp4.iterrows()
+        if row["size"] >= FP4_VENDOR_MIN_ROWS
+    }
     return out
+
+
+def speedup_of(speed: dict, precision: str, vendor: str) -> float:
+    """The tuned speedup of :func:`_speedups` for a row at ``precision`` on a part of ``vendor``:
+    FP4 its vendor's own where it has one, else FP8's (as every precision outside
+    :data:`TUNED_PRECISIONS`)."""
+    if precision == "fp4" and vendor in speed["fp4"]:
+        return speed["fp4"][vendor]
+    return speed[precision if precision in TUNED_PRECISIONS else TUNED_PRECISIONS[-1]]
 
 
 def _moe_tuned(bench: pd.DataFrame, speed: dict[str, float], moe_efficiency: float) -> float:
@@ -189,7 +216,9 @@ def _moe_tuned(bench: pd.DataFrame, speed: dict[str, float], moe_efficiency: flo
     fit = bench[bench["moe"]]
     if fit.empty:
         return moe_efficiency
-    sp = np.array([round(speed[_precision_key(p)], 4) for p in fit["precision"]])
+    sp = np.array(
+        [round(speedup_of(speed, p, v), 4) for p, v in zip(fit["precision"], fit["vendor"])]
+    )
     pred = fit["predicted_tok_s_gpu"].to_numpy(float) * fit["stack_factor"].to_numpy(float) * sp
     return moe_efficiency * float(np.median(fit["published_tok_s_gpu"].to_numpy(float) / pred))
 
@@ -216,6 +245,20 @@ def tuned_part_moe(catalog: Catalog | None = None, traffic: float | None = None)
     return _part_moe(bench, _speedups(bench), assumption_values(cat)[MOE])
 
 
+def tuned_part_fp4(catalog: Catalog | None = None, traffic: float | None = None) -> dict:
+    """``tuned_stack_speedup_fp4`` keyed by accelerator (the rule declared in CHANGELOG.md,
+    2026-12-02): for each vendor with at least :data:`FP4_VENDOR_MIN_ROWS` dense FP4 benchmark
+    rows not held out, the median published / predicted throughput of those rows (as the BF16 /
+    FP8 speedups: :func:`_speedups`), for each of that vendor's parts with an FP4 peak
+    (accelerator id -> speedup); stored by hand in data/assumptions.csv (a test checks stored =
+    live). Other parts plan FP4 with FP8's speedup."""
+    cat = resolve_catalog(catalog)
+    fp4 = _speedups(_live_benchmarks(cat, traffic))["fp4"]
+    spec = cat.tables["accelerators"]
+    spec = spec[spec["tflops_dense_fp4"].notna() & spec["vendor"].isin(list(fp4))]
+    return {part: fp4[v] for part, v in sorted(zip(spec["accelerator_id"], spec["vendor"]))}
+
+
 def fit_moe_tuned(catalog: Catalog | None = None, traffic: float | None = None) -> float:
     """``moe_efficiency_tuned``, the tuned level's MoE multiplier (the rule declared in
     CHANGELOG.md): the engine's ``moe_efficiency`` x the median published / tuned-predicted
@@ -240,12 +283,12 @@ def tuned_loo_ratios(catalog: Catalog | None = None, traffic: float | None = Non
     moe_efficiency = assumption_values(cat)[MOE]
     counts = bench.loc[bench["moe"], "accelerator"].value_counts()
     speed, moe = [], []
-    for i, (p, moe_row, part) in enumerate(
-        zip(bench["precision"], bench["moe"], bench["accelerator"], strict=True)
+    for i, (p, moe_row, part, vendor) in enumerate(
+        zip(bench["precision"], bench["moe"], bench["accelerator"], bench["vendor"], strict=True)
     ):
         rest = bench.drop(index=i)
         sp = _speedups(rest)
-        speed.append(sp[_precision_key(p)])
+        speed.append(speedup_of(sp, p, vendor))
         if moe_row and counts.get(part, 0) >= PART_MOE_MIN_ROWS:  # its part's own, without it
             rest = rest[rest["accelerator"] == part]
         moe.append(_moe_tuned(rest, sp, moe_efficiency) / moe_efficiency if moe_row else 1.0)
@@ -259,19 +302,18 @@ def tuned_loo_ratios(catalog: Catalog | None = None, traffic: float | None = Non
     )
 
 
-def _precision_key(precision: str) -> str:
-    return precision if precision in TUNED_PRECISIONS else TUNED_PRECISIONS[-1]
-
-
 def fit_tuned_traffic(catalog: Catalog | None = None) -> float:
     """The tuned level's HBM traffic: the point of :data:`TUNED_TRAFFIC_GRID` with the lowest
-    leave-one-out MdAPE (:func:`tuned_loo_ratios` at that traffic) over the dense benchmark rows
-    not held out; a tie goes to the larger value (the rules declared in CHANGELOG.md)."""
+    leave-one-out MdAPE (:func:`tuned_loo_ratios` at that traffic) over the dense BF16 / FP8
+    benchmark rows not held out (the FP4 rows fit their vendor's speedup on top); a tie goes to
+    the larger value (the rules declared in CHANGELOG.md)."""
     cat = resolve_catalog(catalog)
     best, best_mdape = TUNED_TRAFFIC_GRID[-1], math.inf
     for traffic in reversed(TUNED_TRAFFIC_GRID):  # from the largest: a tie keeps it
         loo = tuned_loo_ratios(cat, traffic)
-        fit_rows = loo[(loo["split"] != "holdout") & ~loo["moe"]]
+        fit_rows = loo[
+            (loo["split"] != "holdout") & ~loo["moe"] & loo["precision"].isin(TUNED_PRECISIONS)
+        ]
         mdape = metrics(fit_rows["published_tok_s_gpu"], fit_rows["loo_tok_s_gpu"])["mdape"]
         if mdape < best_mdape:
             best, best_mdape = traffic, mdape
@@ -280,10 +322,11 @@ def fit_tuned_traffic(catalog: Catalog | None = None) -> float:
 
 def tuned_band(catalog: Catalog | None = None, traffic: float | None = None) -> dict:
     """The tuned stack at HBM ``traffic``: ``speedup_<precision>`` (median published /
-    :func:`tuned_base_throughput` steady throughput of the dense benchmarks at that precision),
-    ``moe`` (:func:`fit_moe_tuned`), ``p10`` / ``p90`` (split-conformal) of the dense rows'
-    leave-one-out time ratios (:func:`tuned_loo_ratios`) and ``moe_p10`` / ``moe_p90`` of the
-    MoE rows' (a kind without rows: the other kind's)."""
+    :func:`tuned_base_throughput` steady throughput of the dense benchmarks at that precision;
+    ``speedup_fp4``: vendor -> its own, :func:`tuned_part_fp4`), ``moe`` (:func:`fit_moe_tuned`),
+    ``p10`` / ``p90`` (split-conformal) of the dense rows' leave-one-out time ratios
+    (:func:`tuned_loo_ratios`) and ``moe_p10`` / ``moe_p90`` of the MoE rows'
+    (a kind without rows: the other kind's)."""
     cat = resolve_catalog(catalog)
     bench = _live_benchmarks(cat, traffic)
     speed = _speedups(bench)

@@ -1,6 +1,6 @@
 """Both levels of the time model on their own evidence, as ``python -m workbook validate`` prints
 them (:func:`level_summary`), and the live figures a pick's reasons quote: the tuned level on the
-MoE and FP4 benchmarks (:func:`tuned_moe_loo`, :func:`tuned_fp4_holdout`). The constants and
+MoE and FP4 benchmarks (:func:`tuned_evidence`). The constants and
 bands themselves are :mod:`.bands`'.
 """
 
@@ -15,6 +15,7 @@ from ..catalog import Catalog, resolve_catalog
 from .bands import (
     BAND_HIGH,
     BAND_LOW,
+    FP4_SPEEDUP,
     band_coverage,
     conformal_quantiles,
     holdout_ratios,
@@ -93,12 +94,12 @@ def tuned_bands_by_kind(loo: pd.DataFrame) -> dict[str, dict]:
     return out
 
 
-def tuned_moe_loo(catalog: Catalog | None = None) -> dict | None:
+def tuned_moe_loo(catalog: Catalog | None = None, loo: pd.DataFrame | None = None) -> dict | None:
     """The tuned level on the MoE benchmark rows, each predicted with the MoE factor refitted
-    without it (:func:`.bands.tuned_loo_ratios`): :func:`.metrics.metrics`, ``fastest`` (the
-    largest predicted / published throughput) and ``slowest`` (the largest published /
-    predicted) [x]; None without such rows."""
-    loo = tuned_loo_ratios(resolve_catalog(catalog))
+    without it (``loo``: :func:`.bands.tuned_loo_ratios`, computed when not given):
+    :func:`.metrics.metrics`, ``fastest`` (the largest predicted / published throughput) and
+    ``slowest`` (the largest published / predicted) [x]; None without such rows."""
+    loo = tuned_loo_ratios(resolve_catalog(catalog)) if loo is None else loo
     rows = loo[loo["moe"]]
     if rows.empty:
         return None
@@ -110,19 +111,57 @@ def tuned_moe_loo(catalog: Catalog | None = None) -> dict | None:
     }
 
 
+def tuned_fp4_loo(catalog: Catalog | None = None, loo: pd.DataFrame | None = None) -> dict | None:
+    """The tuned level on the FP4 benchmark rows that fit a vendor's FP4 speedup
+    (:func:`.bands.tuned_part_fp4`), each predicted with it refitted without the row (``loo`` as
+    :func:`tuned_moe_loo`'s): :func:`.metrics.metrics`, ``median_error`` (signed), ``vendors``
+    (whose rows they are) and ``parts`` (the accelerators with their own stored FP4 speedup);
+    None without such rows."""
+    cat = resolve_catalog(catalog)
+    loo = tuned_loo_ratios(cat) if loo is None else loo
+    rows = loo[(loo["precision"] == "fp4") & (loo["split"] != "holdout")]
+    if rows.empty:
+        return None
+    pub, pred = rows["published_tok_s_gpu"], rows["loo_tok_s_gpu"]
+    return {
+        **metrics(pub, pred),
+        "median_error": float(np.median(pred / pub - 1)),
+        "vendors": tuple(sorted(set(rows["vendor"]))),
+        "parts": tuple(sorted(cat.own_values("assumptions", FP4_SPEEDUP))),
+    }
+
+
 def tuned_fp4_holdout(catalog: Catalog | None = None) -> dict | None:
-    """The tuned level on the held-out FP4 benchmark rows (NVFP4, MXFP4; they fit nothing: FP4
-    takes the FP8 speedup): :func:`.metrics.metrics` and ``median_error`` (predicted / published
-    - 1, signed); None without such rows."""
+    """The tuned level on the held-out FP4 benchmark rows (they fit nothing; since 2026-12-02 the
+    MXFP4 rows of AMD, whose parts plan FP4 with FP8's speedup): :func:`.metrics.metrics` and
+    ``median_error`` (predicted / published - 1, signed); None without such rows."""
     tuned = benchmark_throughput(resolve_catalog(catalog), "tuned")
     rows = tuned[(tuned["split"] == "holdout") & (tuned["precision"] == "fp4")]
     return _signed_metrics(rows) if len(rows) else None
 
 
-#: :func:`tuned_moe_loo` and :func:`tuned_fp4_holdout` per catalog object (every
-#: recommendation's reasons ask).
-tuned_moe_loo_cached = PerCatalog(tuned_moe_loo)
-tuned_fp4_holdout_cached = PerCatalog(tuned_fp4_holdout)
+@dataclass(frozen=True)
+class TunedEvidence:
+    """The live figures a tuned pick's reasons quote (:func:`tuned_evidence`)."""
+
+    #: :func:`tuned_moe_loo`.
+    moe_loo: dict | None
+    #: :func:`tuned_fp4_loo`.
+    fp4_loo: dict | None
+    #: :func:`tuned_fp4_holdout`.
+    fp4_holdout: dict | None
+
+
+def tuned_evidence(catalog: Catalog | None = None) -> TunedEvidence:
+    """:func:`tuned_moe_loo`, :func:`tuned_fp4_loo` and :func:`tuned_fp4_holdout` of ``catalog``,
+    the leave-one-out table computed once for both."""
+    cat = resolve_catalog(catalog)
+    loo = tuned_loo_ratios(cat)
+    return TunedEvidence(tuned_moe_loo(cat, loo), tuned_fp4_loo(cat, loo), tuned_fp4_holdout(cat))
+
+
+#: :func:`tuned_evidence` per catalog object (every recommendation's reasons ask).
+tuned_evidence_cached = PerCatalog(tuned_evidence)
 
 
 @dataclass
@@ -167,6 +206,10 @@ class Levels:
     coverage: dict
     #: The tuned band of each kind and its leave-one-out coverage (:func:`tuned_bands_by_kind`).
     tuned_bands: dict = field(default_factory=dict)
+    #: The FP4 benchmarks: those that fitted a vendor's FP4 speedup, leave-one-out
+    #: (:func:`tuned_fp4_loo`), and the held-out ones (:func:`tuned_fp4_holdout`).
+    tuned_fp4_loo: dict | None = None
+    tuned_fp4_holdout: dict | None = None
 
 
 #: What the validator shows of each held-out benchmark row.
@@ -254,4 +297,6 @@ def level_summary(catalog: Catalog | None = None) -> Levels:
         realized_by_group=_realized_by_group(cat),
         coverage=band_coverage(cat),
         tuned_bands=tuned_bands_by_kind(loo),
+        tuned_fp4_loo=tuned_fp4_loo(cat, loo),
+        tuned_fp4_holdout=tuned_fp4_holdout(cat),
     )

@@ -331,6 +331,11 @@ def _level_figures(lv: Levels | None) -> dict:
     for kind, m in lv.tuned_bands.items():
         for key in ("p10", "p90", "loo_coverage"):
             out[f"tuned_band_{kind.lower()}_{key}"] = m[key]
+    for key, m in (("fp4_loo", lv.tuned_fp4_loo), ("fp4_holdout", lv.tuned_fp4_holdout)):
+        if m:
+            out[f"tuned_{key}_rows"] = m["n"]
+            out[f"tuned_{key}_mdape"] = m["mdape"]
+            out[f"tuned_{key}_median_error"] = m["median_error"]
     if lv.realized_blind is not None:
         out["realized_blind_runs"] = lv.realized_blind["n"]
         out["realized_blind_mdape"] = lv.realized_blind["mdape"]

@@ -238,16 +238,7 @@ def _levels_section(s: ValidationSummary) -> list[str]:
                 index=False, formatters={"mdape": "{:.1%}".format, "within_25pct": "{:.0%}".format}
             ),
         ]
-    if lv.tuned_bands:
-        lines.append(
-            "Tuned band per kind (split-conformal p10-p90 of the leave-one-out time ratios, "
-            "published / predicted time; coverage: each row inside the band of the others): "
-            + "; ".join(
-                f"{kind} {m['n']} rows {m['p10']:.2f}x-{m['p90']:.2f}x, {m['loo_coverage']:.0%}"
-                for kind, m in lv.tuned_bands.items()
-            )
-            + "."
-        )
+    lines += _tuned_band_lines(lv) + _fp4_lines(lv)
     if lv.realized_blind is not None:
         b, base = lv.realized_blind, lv.realized_blind_baseline
         lines.append(
@@ -361,3 +352,41 @@ def run(args: argparse.Namespace) -> int:
             print(f"written to {Path(DATA_DIR) / 'assumptions.csv'}")
     report(cv=not args.no_cv)
     return 0
+
+
+def _tuned_band_lines(lv) -> list[str]:
+    """The tuned band of each kind and how often it held leave-one-out; none without bands."""
+    if not lv.tuned_bands:
+        return []
+    return [
+        "Tuned band per kind (split-conformal p10-p90 of the leave-one-out time ratios, "
+        "published / predicted time; coverage: each row inside the band of the others): "
+        + "; ".join(
+            f"{kind} {m['n']} rows {m['p10']:.2f}x-{m['p90']:.2f}x, {m['loo_coverage']:.0%}"
+            for kind, m in lv.tuned_bands.items()
+        )
+        + "."
+    ]
+
+
+def _fp4_lines(lv) -> list[str]:
+    """The FP4 line of the levels section: the rows that fitted a vendor's FP4 speedup
+    (leave-one-out) and the held-out ones (FP8's speedup); none without FP4 rows."""
+    fit, held = lv.tuned_fp4_loo, lv.tuned_fp4_holdout
+    parts = []
+    if fit:
+        parts.append(
+            f"{' and '.join(fit['vendors'])}'s own, fitted on {fit['n']} rows "
+            f"(leave-one-out MdAPE {fit['mdape']:.1%}, median {fit['median_error']:+.1%})"
+        )
+    if held:
+        parts.append(
+            f"other vendors' FP8 speedup, on {held['n']} held-out rows "
+            f"(MdAPE {held['mdape']:.1%}, median {held['median_error']:+.1%})"
+        )
+    if not parts:
+        return []
+    return [
+        "FP4 at the tuned level (a vendor's own speedup where it has FP4 benchmarks, else "
+        "FP8's; the rule declared in CHANGELOG.md 2026-12-02): " + "; ".join(parts) + "."
+    ]

@@ -41,12 +41,15 @@ class BandBasis:
     #: The tuned level on the held-out FP4 benchmarks (``n``, ``mdape``, ``median_error``:
     #: :func:`workbook.calibrate.tuned_fp4_holdout`); None without such rows.
     fp4_holdout: dict | None = None
+    #: The tuned level on the FP4 benchmarks that fitted a vendor's FP4 speedup, leave-one-out
+    #: (``n``, ``mdape``, ``vendors``, ``parts``: :func:`workbook.calibrate.tuned_fp4_loo`).
+    fp4_loo: dict | None = None
 
 
 def band_reason(best: pd.Series, basis: BandBasis) -> str:
     """The pick's p10-p90 days and where the band comes from (and that it is widened where the
     part has no evidence of its own; that a tuned mixture of experts has the MoE benchmarks' own,
-    wider band, and how far they were off; how far the held-out FP4 benchmarks were)."""
+    wider band, and how far they were off; where a tuned FP4 pick's speedup comes from)."""
     moe = basis.moe_loo
     is_moe = best["moe_factor"] < 1
     if best["stack_level"] == "tuned":
@@ -80,13 +83,28 @@ def band_reason(best: pd.Series, basis: BandBasis) -> str:
             f"itself, they were off by a median {moe['mdape']:.0%}, from "
             f"{moe['slowest']:.1f}x too slow to {moe['fastest']:.1f}x too fast)."
         )
-    fp4 = basis.fp4_holdout
-    if best["stack_level"] == "tuned" and best["precision"] == "fp4" and fp4:
-        way = "fast" if fp4["median_error"] > 0 else "slow"
-        text += (
-            " It is planned at FP4, which fitted no tuned constant (FP4 takes FP8's speedup on "
-            f"FP4's peak): on the {fp4['n']} held-out FP4 benchmarks the tuned level was a median "
-            f"{abs(fp4['median_error']):.0%} too {way}, so read this time as "
-            f"{'optimistic' if way == 'fast' else 'pessimistic'}."
-        )
+    if best["stack_level"] == "tuned" and best["precision"] == "fp4":
+        text += _fp4_clause(best, basis)
     return text
+
+
+def _fp4_clause(best: pd.Series, basis: BandBasis) -> str:
+    """Where a tuned FP4 pick's speedup comes from: its vendor's own FP4 benchmarks (and how far
+    they were, each predicted without itself), or FP8's (and how far the held-out FP4 benchmarks
+    were, which fitted nothing)."""
+    fitted, held = basis.fp4_loo, basis.fp4_holdout
+    if fitted and best["accelerator"] in fitted["parts"]:
+        return (
+            f" It is planned at FP4 with {' and '.join(fitted['vendors'])}'s own tuned FP4 "
+            f"speedup, fitted on {fitted['n']} FP4 benchmarks (each predicted without itself, "
+            f"they were off by a median {fitted['mdape']:.0%})."
+        )
+    if not held:
+        return ""
+    way = "fast" if held["median_error"] > 0 else "slow"
+    return (
+        " It is planned at FP4, which fitted no tuned constant for this vendor (FP4 takes FP8's "
+        f"speedup on FP4's peak): on the {held['n']} held-out FP4 benchmarks the tuned level was "
+        f"a median {abs(held['median_error']):.0%} too {way}, so read this time as "
+        f"{'optimistic' if way == 'fast' else 'pessimistic'}."
+    )

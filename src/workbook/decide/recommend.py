@@ -27,8 +27,7 @@ import pandas as pd
 from ..calibrate import (
     band_basis_counts,
     time_model_trust,
-    tuned_fp4_holdout_cached,
-    tuned_moe_loo_cached,
+    tuned_evidence_cached,
 )
 from ..catalog import Catalog, load_catalog
 from ..model import assumption_values
@@ -321,9 +320,8 @@ def band_basis(cat: Catalog) -> BandBasis:
     """Where the time bands of ``cat`` come from, for the reasons."""
     runs, benchmarks = band_basis_counts(cat)
     widening = assumption_values(cat)["time_band_widening_no_evidence"]
-    return BandBasis(
-        runs, benchmarks, widening, tuned_moe_loo_cached(cat), tuned_fp4_holdout_cached(cat)
-    )
+    tuned = tuned_evidence_cached(cat)
+    return BandBasis(runs, benchmarks, widening, tuned.moe_loo, tuned.fp4_holdout, tuned.fp4_loo)
 
 
 def sourced_pick(s: Scenario, o: pd.DataFrame, rule: TieRule) -> pd.Series | None:

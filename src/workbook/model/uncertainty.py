@@ -11,7 +11,9 @@ Three levels (``software_stack``, :data:`SOFTWARE_STACKS`):
 - ``"tuned"``: a vendor's reference recipe. The engine's steady-state throughput (at the tuned
   level's own HBM traffic, ``memory_traffic_tuned_bytes_per_token_layer_dmodel``) times
   ``tuned_stack_speedup_<precision>`` (the median published / predicted tokens/s per GPU of the
-  throughput benchmarks at that precision, :func:`workbook.calibrate.tuned_band`) times the
+  throughput benchmarks at that precision, :func:`workbook.calibrate.tuned_band`; at FP4 the
+  part's own row, keyed by accelerator, where its vendor has FP4 benchmarks, else FP8's:
+  :func:`workbook.calibrate.tuned_part_fp4`) times the
   part's stack factor (:func:`tuned_stack_factor`: ``software_maturity_tuned_<stack>`` /
   ``software_maturity_<stack>``, so that a vendor's own recipe on ROCm is not derated as a
   typical team's port), goodput still applied; its band is ``tuned_time_ratio_p10`` / ``_p90``,
@@ -142,14 +144,20 @@ def tuned_stack_factor(
     CDNA 4 on ROCm 7) takes it instead of the global one; ``keyed`` (accelerator id -> value)
     overrides those rows (the live measurement, :func:`workbook.calibrate.tuned_part_maturity`)."""
     stacks = catalog.tables["accelerators"].set_index("accelerator_id")["software_stack"]
-    codes, parts = pd.factorize(np.asarray(accelerator, object))  # each distinct part once
-    factor = []
-    for part in parts:
+
+    def factor(part: str) -> float:
         stack = stacks.get(part)
         name = f"software_maturity_tuned_{stack}"
         tuned = (keyed or {}).get(part, catalog.own_values("assumptions", name).get(part, a[name]))
-        factor.append(tuned / a[f"software_maturity_{stack}"])
-    return np.asarray(factor, float)[codes]
+        return tuned / a[f"software_maturity_{stack}"]
+
+    return _per_part(accelerator, factor)
+
+
+def _per_part(accelerator, value) -> np.ndarray:
+    """``value(part)`` for each entry of ``accelerator``, computed once per distinct part [x]."""
+    codes, parts = pd.factorize(np.asarray(accelerator, object))
+    return np.asarray([value(part) for part in parts], float)[codes]
 
 
 def time_band(
@@ -169,8 +177,15 @@ def time_band(
     p90 = np.where(moe, a["tuned_time_ratio_moe_p90"], a["tuned_time_ratio_p90"])
     tuned_lo, tuned_hi = -np.log(p10) / Z90, np.log(p90) / Z90
     tuned = stack == "tuned"
-    speedup = np.where(
-        precision == "bf16", a["tuned_stack_speedup_bf16"], a["tuned_stack_speedup_fp8"]
+    fp8 = a["tuned_stack_speedup_fp8"]
+    fp4 = precision == "fp4"
+    if np.any(fp4 & tuned):  # a vendor's own FP4 speedup, keyed by accelerator; else FP8's
+        own = catalog.own_values("assumptions", "tuned_stack_speedup_fp4")
+        fp4_speedup = _per_part(accelerator, lambda part: own.get(part, fp8))
+    else:
+        fp4_speedup = fp8
+    speedup = np.select(
+        [precision == "bf16", fp4], [a["tuned_stack_speedup_bf16"], fp4_speedup], fp8
     ) * np.where(tuned, tuned_stack_factor(catalog, accelerator, a), 1.0)
     has = np.where(
         tuned,
