@@ -215,7 +215,8 @@ def test_unknown_preset_gives_a_message_not_a_traceback():
 
 def test_risk_line_and_charts_show_the_picks_chances(app):
     """The deadline and budget probabilities under the headline are the pick's own (p_deadline,
-    p_budget of the options table), and the headline says the deadline probability too."""
+    p_budget of the options table), and the headline says the deadline probability too; the
+    confidence they must reach is written as every probability is ("80 %")."""
     app.apply_preset("band-400b-plus")
     top = app.rec.top
     row = option_row(app.rec.options, top.accelerator, top.n_gpus, top.acquisition)
@@ -224,6 +225,8 @@ def test_risk_line_and_charts_show_the_picks_chances(app):
     )
     assert f"by day 365 with {row['p_deadline'] * 100:.0f} % probability" in app.rec.headline
     assert "within $600.0M" in app.risk_line.value
+    # the confidence written as the memo and the headline write a probability (issue 19)
+    assert app.risk_line.value.endswith("&middot; 80 % required.</div>")
 
 
 def test_app_and_memo_run_the_same_number_of_draws(app):

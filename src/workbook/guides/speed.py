@@ -18,7 +18,14 @@ import pandas as pd
 from ..catalog import Catalog, resolve_catalog
 from ..checks import check_choice, check_number, need_columns
 from ..decide import TIME_FACTOR_RANGE
-from ..model import PRECISIONS, STEP_COLUMNS, estimate_frame, flops_per_token
+from ..model import (
+    PRECISIONS,
+    STEP_COLUMNS,
+    ModelShape,
+    estimate_frame,
+    flops_per_token,
+    with_shape,
+)
 from ..text import layout_labels, params_label
 from ..units import TERA
 from .inputs import PROBE_TOKENS, accelerator_id, accelerator_ids, sizes
@@ -128,6 +135,7 @@ def speed_table(
     configs,
     *,
     seq_len: int = 4096,
+    shape: ModelShape | None = None,
     catalog: Catalog | None = None,
     assumptions: Mapping[str, float] | None = None,
 ) -> pd.DataFrame:
@@ -146,6 +154,11 @@ def speed_table(
         ``label``.
     seq_len : int
         Sequence length [tokens].
+    shape : ModelShape, optional
+        The model's exact shape (:class:`workbook.model.ModelShape`, or
+        ``ModelShape.from_hf_config``): its layers, width, heads, KV heads, FFN, vocabulary and
+        experts enter FLOPs and memory; ``n_params`` may then be None (the shape's count), else
+        must agree with it within 1 %.
     catalog, assumptions
         Data with overrides; assumption overrides by name.
 
@@ -157,16 +170,27 @@ def speed_table(
     ``dp_comm_s`` (data-parallel traffic before overlap) [s].
     """
     cat = resolve_catalog(catalog)
-    check_number("n_params", n_params, positive=True)
+    model = _model_columns(n_params, shape)
     check_number("n_tokens", n_tokens, positive=True)
     records = _config_records(configs, cat)
     cfg = pd.DataFrame([{k: v for k, v in c.items() if k != "label"} for c in records])
-    cfg["n_params"], cfg["n_tokens"], cfg["seq_len"] = float(n_params), float(n_tokens), seq_len
+    for k, v in model.items():
+        cfg[k] = v
+    cfg["n_tokens"], cfg["seq_len"] = float(n_tokens), seq_len
     est = estimate_frame(cfg, catalog=cat, assumptions=dict(assumptions or {}))
     out = _speed_columns(est)
     labels = [c.get("label") or _config_label(c, r) for c, (_, r) in zip(records, out.iterrows())]
     out.insert(0, "label", labels)
     return out
+
+
+def _model_columns(n_params, shape: ModelShape | None) -> dict:
+    """The model's configuration columns: ``n_params`` alone (the shape derived from it), or the
+    exact shape's columns and counts (``n_params`` None or within 1 % of its count)."""
+    if shape is None:
+        return {"n_params": float(check_number("n_params", n_params, positive=True))}
+    given = {"n_params": n_params, "n_active_params": None, "n_layers": None, "d_model": None}
+    return with_shape(given, shape)
 
 
 def _config_label(c: Mapping, r: pd.Series) -> str:
@@ -176,11 +200,12 @@ def _config_label(c: Mapping, r: pd.Series) -> str:
 
 def pilot_time_factor(
     measured_tokens_per_s_per_gpu: float,
-    n_params: float,
+    n_params: float | None,
     config: Mapping,
     *,
     seq_len: int = 4096,
     attention: str = "causal",
+    shape: ModelShape | None = None,
     catalog: Catalog | None = None,
 ) -> dict:
     """The :attr:`workbook.Scenario.time_factor` of your own stack, from a short pilot run.
@@ -195,8 +220,9 @@ def pilot_time_factor(
     measured_tokens_per_s_per_gpu : float
         Training tokens per second per GPU your pilot logged (whole-job throughput / GPUs)
         [tokens/s].
-    n_params : float
-        Parameters of the pilot's model [count] (dense).
+    n_params : float or None
+        Parameters of the pilot's model [count] (dense unless ``shape`` gives experts); None
+        with a ``shape`` (its count).
     config : dict
         The pilot's cluster, as one :func:`speed_table` config: ``accelerator`` and ``n_gpus``
         required; ``precision``, ``fabric``, ``global_batch_tokens``, ``input_pipeline``, ...
@@ -205,6 +231,11 @@ def pilot_time_factor(
     attention : str
         FLOP convention for the MFU figures (:func:`workbook.flops_per_token`): "causal" (the
         engine's) or "full" (what llm-foundry and Megatron report).
+    shape : ModelShape, optional
+        The pilot model's exact shape (as :func:`speed_table`'s): the engine's prediction and
+        the MFU figures then count its FLOPs (GQA, SwiGLU width, vocabulary, experts), not
+        those of the shape derived from ``n_params``. A pilot of a model with a large
+        vocabulary needs it: the factor would otherwise carry the derived shape's error.
     catalog
         Data with overrides.
 
@@ -221,7 +252,9 @@ def pilot_time_factor(
         )
     cat = resolve_catalog(catalog)
     # The tokens do not change the step time.
-    r = speed_table(n_params, PROBE_TOKENS, [dict(config)], seq_len=seq_len, catalog=cat).iloc[0]
+    r = speed_table(
+        n_params, PROBE_TOKENS, [dict(config)], seq_len=seq_len, shape=shape, catalog=cat
+    ).iloc[0]
     if not math.isfinite(float(r["step_s"])):
         raise ValueError(
             f"config={dict(config)!r}: the engine has no step time for it (precision "
@@ -232,7 +265,10 @@ def pilot_time_factor(
     measured = float(measured_tokens_per_s_per_gpu)
     spec = cat.tables["accelerators"].set_index("accelerator_id").loc[r["accelerator"]]
     peak_flop_per_s = float(spec[f"tflops_dense_{r['precision']}"]) * TERA
-    fpt = float(flops_per_token(n_params, seq_len=seq_len, attention=attention))
+    if shape is None:
+        fpt = float(flops_per_token(n_params, seq_len=seq_len, attention=attention))
+    else:
+        fpt = float(shape.flops_per_token(seq_len, attention=attention))
     factor = predicted / measured
     return {
         "time_factor": factor,

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..checks import check_number
 from ..text import shown
+from .flops import flops_per_token
 
 #: The largest config.json read [bytes]: published ones are 1-3 kB.
 MAX_CONFIG_BYTES = 1_000_000
@@ -141,6 +142,19 @@ class ModelShape:
     def activation_coefficient(self) -> float:
         """Stored activations per token, layer and unit of d_model (:func:`shape_params`)."""
         return float(self._counts["activation_coefficient"])
+
+    def flops_per_token(self, seq_len, attention: str = "causal", method: str = "full"):
+        """Training FLOPs per token as the engine counts them for this shape: ``k`` x the
+        matmul parameters (:attr:`matmul_params`) + attention over a score width of heads x
+        head size (:func:`workbook.model.flops_per_token`, ``attention`` its convention) [FLOP]."""
+        return flops_per_token(
+            self.matmul_params,
+            seq_len=seq_len,
+            n_layers=self.n_layers,
+            d_model=self._counts["attention_width"],
+            attention=attention,
+            method=method,
+        )
 
     def columns(self) -> dict[str, int]:
         """The shape as configuration columns of :func:`workbook.model.estimate_frame`."""

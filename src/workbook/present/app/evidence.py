@@ -41,7 +41,7 @@ def risk_line_html(rec: Recommendation) -> str:
     return (
         "<div class='wb-risk' id='wb-risk'>"
         + " &middot; ".join(parts)
-        + f" &middot; {s.confidence:.0%} required.</div>"
+        + f" &middot; {probability_text(s.confidence)} required.</div>"
     )
 
 
