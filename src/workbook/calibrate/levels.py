@@ -49,11 +49,11 @@ def _holdout_by_kind(tuned: pd.DataFrame) -> dict[str, dict]:
     return out
 
 
-def _signed_metrics(rows: pd.DataFrame) -> dict:
-    """:func:`.metrics.metrics` of rows of a benchmark table, plus ``median_error`` (signed,
-    predicted / published - 1)."""
-    m = metrics(rows["published_tok_s_gpu"], rows["predicted_tok_s_gpu"])
-    return {**m, "median_error": float(np.median(rows["error"]))}
+def _signed_metrics(rows: pd.DataFrame, predicted: str = "predicted_tok_s_gpu") -> dict:
+    """:func:`.metrics.metrics` of rows of a benchmark table against their ``predicted`` column,
+    plus ``median_error`` (signed, predicted / published - 1)."""
+    pub, pred = rows["published_tok_s_gpu"], rows[predicted]
+    return {**metrics(pub, pred), "median_error": float(np.median(pred / pub - 1))}
 
 
 def _holdout_by_source(hold: pd.DataFrame) -> pd.DataFrame:
@@ -122,10 +122,8 @@ def tuned_fp4_loo(catalog: Catalog | None = None, loo: pd.DataFrame | None = Non
     rows = loo[(loo["precision"] == "fp4") & (loo["split"] != "holdout")]
     if rows.empty:
         return None
-    pub, pred = rows["published_tok_s_gpu"], rows["loo_tok_s_gpu"]
     return {
-        **metrics(pub, pred),
-        "median_error": float(np.median(pred / pub - 1)),
+        **_signed_metrics(rows, "loo_tok_s_gpu"),
         "vendors": tuple(sorted(set(rows["vendor"]))),
         "parts": tuple(sorted(cat.own_values("assumptions", FP4_SPEEDUP))),
     }
