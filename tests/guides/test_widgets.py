@@ -163,6 +163,7 @@ def test_tables_are_for_people_not_scientific_notation(cat):
         pilot_n_params=6658859008,
         pilot_seq_len=2048,
         pilot_config={"accelerator": "h100-sxm", "n_gpus": 8},
+        pilot_model_config=None,
         catalog=cat,
     )
     text = re.sub(r"<svg.*?</svg>", "", p.view.value, flags=re.S)  # charts aside
@@ -174,6 +175,54 @@ def test_tables_are_for_people_not_scientific_notation(cat):
     pilot = p.result.data["pilot"]
     assert pilot["time_factor"] == pytest.approx(pilot["predicted_tokens_per_s_per_gpu"] / 5000)
     assert f"time factor {pilot['time_factor']:.2f}x" in p.view.value
+
+
+def _llama3_pilot(cat, **given):
+    return speed_guide(
+        n_params=8e9,
+        n_tokens=1e12,
+        configs=[{"accelerator": "h100-sxm", "n_gpus": 8}],
+        network_model_sizes=[7e9],
+        no_overlap_fraction=0.0,
+        bandwidth_n_params=7e9,
+        bandwidth_n_gpus=8,
+        pilot_tokens_per_s_per_gpu=14451.0,
+        pilot_seq_len=8192,
+        pilot_config={"accelerator": "h100-sxm", "n_gpus": 8, "precision": "fp8"},
+        catalog=cat,
+        **given,
+    )
+
+
+def test_notebook_02s_pilot_reads_the_models_config_file(tmp_path, cat):
+    """Notebook 02's pilot given Meta-Llama-3-8B's config.json (NeMo's Llama 3 8B FP8 row on 8
+    H100, 14,451 tokens/s per GPU): its factor is pilot_time_factor's with the file's shape
+    (MFU 0.4229 by hand in tests/guides/test_guide_speed.py), not the one from 8.03e9
+    parameters alone; a file that is not there is refused with its name."""
+    import json
+
+    from hf_configs import LLAMA3_8B
+
+    from workbook.guides.speed import pilot_time_factor
+    from workbook.model import ModelShape
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(LLAMA3_8B))
+    p = _llama3_pilot(cat, pilot_n_params=None, pilot_model_config=str(path))
+    pilot = p.result.data["pilot"]
+    config = {"accelerator": "h100-sxm", "n_gpus": 8, "precision": "fp8"}
+    want = pilot_time_factor(
+        14451, None, config, seq_len=8192, attention="full",
+        shape=ModelShape.from_hf_config(path), catalog=cat,
+    )  # fmt: skip
+    assert pilot == pytest.approx(want)
+    assert pilot["measured_mfu"] == pytest.approx(0.4229, abs=5e-5)
+    derived = _llama3_pilot(cat, pilot_n_params=8.03e9, pilot_model_config=None)
+    ratio = derived.result.data["pilot"]["time_factor"] / pilot["time_factor"]
+    assert abs(ratio - 1) > 0.05  # the 128k vocabulary the count alone does not see
+    missing = str(tmp_path / "nowhere.json")
+    with pytest.raises(ValueError, match="nowhere.json"):
+        _llama3_pilot(cat, pilot_n_params=None, pilot_model_config=missing)
 
 
 def test_a_change_saves_the_choices_the_guide_owns(tmp_path, cat):

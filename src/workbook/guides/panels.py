@@ -23,6 +23,7 @@ import pandas as pd
 
 from ..catalog import Catalog, resolve_catalog
 from ..decide import presets
+from ..model import read_model_config
 from ..present.guide_charts import (
     bandwidth_chart,
     memory_ledger_chart,
@@ -201,12 +202,14 @@ def _speed_view(cat: Catalog, v: dict) -> Rendered:
         network_comparison(sizes, n_tokens=tokens, catalog=cat, assumptions=hidden), cat
     )
     bandwidth = bandwidth_vs_flops(v["bandwidth_n_params"], v["bandwidth_n_gpus"], catalog=cat)
+    config_file = v["pilot_model_config"]
     pilot = pilot_time_factor(
         v["pilot_tokens_per_s_per_gpu"],
         v["pilot_n_params"],
         v["pilot_config"],
         seq_len=v["pilot_seq_len"],
         attention="full",
+        shape=read_model_config(config_file).shape if config_file else None,
         catalog=cat,
     )
     fast = speed.sort_values("wall_days", kind="stable").iloc[0]
@@ -259,6 +262,7 @@ SPEED = Guide(
         "pilot_n_params",
         "pilot_seq_len",
         "pilot_config",
+        "pilot_model_config",
     ),
     _speed_view,
 )
