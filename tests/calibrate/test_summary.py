@@ -32,3 +32,40 @@ def test_the_summary_holds_the_metrics_of_its_tables(cat, summary):
     assert summary.worst_error == pytest.approx(runs.loc["pleias-3b", "error"])
     p = summary.prospective
     assert p is not None and p.engine["n"] == 30 and p.dense is not None and p.dense["n"] == 26
+
+
+def test_held_out_rows_by_scale_and_vendor_are_their_groups_medians():
+    """validate's held-out tables by GPU count and vendor (issue 19: the tuned level at scale,
+    the median bias per vendor within +-8 %), on a hand-made table: errors -10 %, +20 %, +30 %
+    on one node (median +20 %, MdAPE 20 %, 2 of 3 within +-25 %), -50 % beyond 256 GPUs."""
+    import pandas as pd
+
+    from workbook.calibrate import levels
+
+    assert list(levels.scale_group([1, 8, 9, 256, 257, 8192])) == [
+        "<= 8 GPUs", "<= 8 GPUs", "9-256 GPUs", "9-256 GPUs", "> 256 GPUs", "> 256 GPUs"
+    ]  # fmt: skip
+    hold = pd.DataFrame(
+        {
+            "n_gpus": [8, 8, 8, 512],
+            "moe": [False] * 4,
+            "published_tok_s_gpu": [100.0] * 4,
+            "predicted_tok_s_gpu": [90.0, 120.0, 130.0, 50.0],
+        }
+    )
+    t = levels._holdout_by_scale(hold).set_index("gpus")
+    assert list(t.index) == ["<= 8 GPUs", "> 256 GPUs"]  # a group with no row is left out
+    assert t.loc["<= 8 GPUs", "runs"] == 3
+    assert t.loc["<= 8 GPUs", "median_error"] == pytest.approx(0.20)
+    assert t.loc["<= 8 GPUs", "mdape"] == pytest.approx(0.20)
+    assert t.loc["<= 8 GPUs", "within_25pct"] == pytest.approx(2 / 3)
+    assert t.loc["> 256 GPUs", "median_error"] == pytest.approx(-0.50)
+
+
+def test_the_held_out_vendor_bias_is_in_the_figures(summary):
+    """Each vendor's held-out median signed error is a figure, as a ratio - 1."""
+    by = summary.levels.tuned_holdout_by_vendor.set_index(["vendor", "kind"])["median_error"]
+    assert {"AMD", "NVIDIA"} <= {v for v, _ in by.index}
+    for (vendor, kind), err in by.items():
+        assert summary.figures[f"tuned_holdout_bias_{vendor.lower()}_{kind.lower()}"] == err
+        assert abs(err) < 1

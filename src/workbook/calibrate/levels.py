@@ -56,15 +56,47 @@ def _signed_metrics(rows: pd.DataFrame, predicted: str = "predicted_tok_s_gpu") 
     return {**metrics(pub, pred), "median_error": float(np.median(pred / pub - 1))}
 
 
-def _holdout_by_source(hold: pd.DataFrame) -> pd.DataFrame:
-    """Held-out rows' :func:`.metrics.metrics` per ``source`` and kind (dense / MoE)."""
+#: GPU-count groups of the held-out rows: one node, up to 256 GPUs, beyond [GPUs].
+SCALE_GROUPS = (("<= 8 GPUs", 8), ("9-256 GPUs", 256), ("> 256 GPUs", np.inf))
+
+
+def scale_group(n_gpus) -> pd.Categorical:
+    """Each GPU count's :data:`SCALE_GROUPS` label (ordered as listed)."""
+    labels = [name for name, _ in SCALE_GROUPS]
+    edges = np.array([top for _, top in SCALE_GROUPS], float)
+    idx = np.searchsorted(edges, np.asarray(n_gpus, float), side="left")
+    return pd.Categorical([labels[i] for i in idx], categories=labels, ordered=True)
+
+
+def _holdout_groups(hold: pd.DataFrame, labels, name: str) -> pd.DataFrame:
+    """Held-out rows' :func:`_signed_metrics` per ``labels`` (one per row) and kind (dense /
+    MoE): ``name``, ``kind``, ``runs``, ``mdape``, ``within_25pct``, ``median_error``."""
+    cols = [name, "kind", "runs", "mdape", "within_25pct", "median_error"]
     out = []
-    for (source, moe), rows in hold.groupby(["source", "moe"], sort=True):
-        m = metrics(rows["published_tok_s_gpu"], rows["predicted_tok_s_gpu"])
-        kind = "MoE" if moe else "dense"
-        out.append({"source": source, "kind": kind, "runs": m["n"], "mdape": m["mdape"],
-                    "within_25pct": m["within_25pct"]})  # fmt: skip
-    return pd.DataFrame(out, columns=["source", "kind", "runs", "mdape", "within_25pct"])
+    grouped = hold.assign(_group=labels).groupby(["_group", "moe"], sort=True, observed=True)
+    for (label, moe), rows in grouped:
+        m = _signed_metrics(rows)
+        out.append({name: label, "kind": "MoE" if moe else "dense", "runs": m["n"],
+                    "mdape": m["mdape"], "within_25pct": m["within_25pct"],
+                    "median_error": m["median_error"]})  # fmt: skip
+    return pd.DataFrame(out, columns=cols)
+
+
+def _holdout_by_source(hold: pd.DataFrame) -> pd.DataFrame:
+    """Held-out rows' metrics per ``source`` and kind (:func:`_holdout_groups`)."""
+    return _holdout_groups(hold, hold["source"].to_numpy(object), "source")
+
+
+def _holdout_by_scale(hold: pd.DataFrame) -> pd.DataFrame:
+    """Held-out rows' metrics per GPU count (:data:`SCALE_GROUPS`) and kind."""
+    return _holdout_groups(hold, scale_group(hold["n_gpus"]), "gpus")
+
+
+def _holdout_by_vendor(cat: Catalog, hold: pd.DataFrame) -> pd.DataFrame:
+    """Held-out rows' metrics per accelerator vendor and kind (issue 19's target: the median
+    signed error of each vendor within +-8 %)."""
+    vendor = cat.tables["accelerators"].set_index("accelerator_id")["vendor"]
+    return _holdout_groups(hold, vendor.reindex(hold["accelerator"]).to_numpy(object), "vendor")
 
 
 def out_of_sample(tuned: pd.DataFrame, loo: pd.DataFrame) -> pd.DataFrame:
@@ -208,6 +240,10 @@ class Levels:
     #: (:func:`tuned_fp4_loo`), and the held-out ones (:func:`tuned_fp4_holdout`).
     tuned_fp4_loo: dict | None = None
     tuned_fp4_holdout: dict | None = None
+    #: The held-out rows' metrics by GPU count (:data:`SCALE_GROUPS`) and by vendor, each per
+    #: kind, with ``median_error`` (:func:`_holdout_groups`).
+    tuned_holdout_by_scale: pd.DataFrame = field(default_factory=pd.DataFrame)
+    tuned_holdout_by_vendor: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 #: What the validator shows of each held-out benchmark row.
@@ -215,6 +251,7 @@ HOLDOUT_COLUMNS = [
     "run",
     "source",
     "accelerator",
+    "n_gpus",
     "moe",
     "published_tok_s_gpu",
     "predicted_tok_s_gpu",
@@ -297,4 +334,6 @@ def level_summary(catalog: Catalog | None = None) -> Levels:
         tuned_bands=tuned_bands_by_kind(loo),
         tuned_fp4_loo=tuned_fp4_loo(cat, loo),
         tuned_fp4_holdout=tuned_fp4_holdout(cat),
+        tuned_holdout_by_scale=_holdout_by_scale(hold),
+        tuned_holdout_by_vendor=_holdout_by_vendor(cat, hold),
     )

@@ -328,6 +328,13 @@ def _level_figures(lv: Levels | None) -> dict:
             out[f"tuned_holdout_{kind.lower()}_rows"] = m["n"]
             out[f"tuned_holdout_{kind.lower()}_mdape"] = m["mdape"]
             out[f"tuned_holdout_{kind.lower()}_within_25pct"] = m["within_25pct"]
+        for r in lv.tuned_holdout_by_vendor.itertuples():
+            out[f"tuned_holdout_bias_{r.vendor.lower()}_{r.kind.lower()}"] = r.median_error
+        big = lv.tuned_holdout_by_scale
+        big = big[(big["gpus"] == "> 256 GPUs") & (big["kind"] == "dense")]
+        if len(big):
+            out["tuned_holdout_dense_over256_rows"] = int(big["runs"].iloc[0])
+            out["tuned_holdout_dense_over256_mdape"] = float(big["mdape"].iloc[0])
     for kind, m in lv.tuned_bands.items():
         for key in ("p10", "p90", "loo_coverage"):
             out[f"tuned_band_{kind.lower()}_{key}"] = m[key]

@@ -44,6 +44,8 @@ GPU_HOURS = "{:,.0f}".format
 #: Published and predicted tokens/s per GPU, and their error, in the benchmark tables.
 TOKENS_S = {"published_tok_s_gpu": GPU_HOURS, "predicted_tok_s_gpu": GPU_HOURS, "error": PERCENT}
 TIMES = "{:.2f}x".format
+#: A held-out group table's columns (workbook.calibrate.levels._holdout_groups).
+GROUP_FORMAT = {"mdape": "{:.1%}".format, "within_25pct": "{:.0%}".format, "median_error": PERCENT}
 
 
 def _runs_section(s: ValidationSummary) -> list[str]:
@@ -234,9 +236,11 @@ def _levels_section(s: ValidationSummary) -> list[str]:
             + ":",
             lv.tuned_holdout.to_string(index=False, formatters=TOKENS_S),
             "Held-out benchmark rows by the table they come from and kind:",
-            lv.tuned_holdout_by_source.to_string(
-                index=False, formatters={"mdape": "{:.1%}".format, "within_25pct": "{:.0%}".format}
-            ),
+            lv.tuned_holdout_by_source.to_string(index=False, formatters=GROUP_FORMAT),
+            "By GPU count (the tuned level at scale):",
+            lv.tuned_holdout_by_scale.to_string(index=False, formatters=GROUP_FORMAT),
+            "By vendor (median_error: the median signed error, predicted / published - 1):",
+            lv.tuned_holdout_by_vendor.to_string(index=False, formatters=GROUP_FORMAT),
         ]
     lines += _tuned_band_lines(lv) + _fp4_lines(lv)
     if lv.realized_blind is not None:
