@@ -56,8 +56,8 @@ def test_the_tuned_band_is_measured_per_kind_and_a_moe_plan_takes_the_moe_band()
     stored_moe = {k: cat.param("assumptions", f"tuned_time_ratio_moe_{k}") for k in ("p10", "p90")}
     assert (stored["p10"], stored["p90"]) == pytest.approx(dense, abs=1e-4)
     assert (stored_moe["p10"], stored_moe["p90"]) == pytest.approx(moe, abs=1e-4)
-    # The MoE recipes spread wider: 41 rows against 52 dense ones.
-    assert (loo["moe"].sum(), (~loo["moe"]).sum()) == (41, 52)
+    # The MoE recipes spread wider: 41 rows against 62 dense ones (52 + MLPerf v5.0's 10 at scale).
+    assert (loo["moe"].sum(), (~loo["moe"]).sum()) == (41, 62)
     assert stored_moe["p90"] / stored_moe["p10"] > 1.5 * stored["p90"] / stored["p10"]
     args = dict(n_tokens=1e12, accelerator="h100-sxm", n_gpus=256, software_stack="tuned")
     d = estimate_training(n_params=30e9, **args)
@@ -137,7 +137,8 @@ def test_held_out_benchmark_rows_fit_no_speedup_and_held_out_moe_rows_fit_the_mo
     # Declared in CHANGELOG.md before their errors were computed: MI325X and GB200 LoRA, then
     # every benchmark row entered in the tenth session (amd2), then the MLPerf v6.0 CDNA 4 LoRA
     # rows (amd3), then the NeMo 25.11 GPT-OSS-120B and Qwen3-30B-A3B MoE rows (2026-12-02),
-    # then every row of NeMo AutoModel's H100 table and of NeMo 26.02's (thirteenth session).
+    # then every row of NeMo AutoModel's H100 table and of NeMo 26.02's (thirteenth session), then
+    # MLPerf v5.0's multi-node and other-submitter rows (2026-12-03, sixteenth session).
     automodel = ("deepseek-v3-h100-1024", "deepseek-v3-h100-256", "kimi-k2-h100",
                  "qwen3-30b-h100", "gpt-oss-20b-h100", "gpt-oss-120b-h100",
                  "llama33-70b-lora-h100")  # fmt: skip
@@ -160,6 +161,11 @@ def test_held_out_benchmark_rows_fit_no_speedup_and_held_out_moe_rows_fit_the_mo
         "nemo2412-llama3-70b-h100",
         "nemo2412-gpt3-175b-h100-512",
         "nemo2412-llama2-70b-lora-h100",
+        *(f"mlperf-v50-405b-h100-{n}" for n in (512, 2048, 2432, 8192)),
+        *(f"mlperf-v50-405b-gb200-{n}" for n in (256, 512, 2496)),
+        "mlperf-v50-lora-gb200-72",
+        "mlperf-v50-lora-gb200-512",
+        "mlperf-v50-lora-h200-8-hpe",
     }
     doubled = bench.assign(published_tok_s_gpu=np.where(hold, 2, 1) * bench["published_tok_s_gpu"])
     assert _speedups(doubled) == base

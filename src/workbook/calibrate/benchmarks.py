@@ -50,6 +50,29 @@ RATIO_PAIRS = [
         "mlperf-v60-lora-mi355x-8",
         "mlperf-v60-lora-mi350x-8",
     ),
+    # MLPerf v5.0 at scale (held out, declared 2026-12-03): across parts at one GPU count, and
+    # one part across GPU counts (the per-GPU rate a larger cluster keeps).
+    (
+        "MLPerf v5.0 405B GB200 / H100, 512 GPUs",
+        "mlperf-v50-405b-gb200-512",
+        "mlperf-v50-405b-h100-512",
+    ),
+    (
+        "MLPerf v5.0 405B H100 8,192 / 512 GPUs",
+        "mlperf-v50-405b-h100-8192",
+        "mlperf-v50-405b-h100-512",
+    ),
+    (
+        "MLPerf v5.0 405B GB200 2,496 / 256 GPUs",
+        "mlperf-v50-405b-gb200-2496",
+        "mlperf-v50-405b-gb200-256",
+    ),
+    ("MLPerf v5.0 LoRA GB200 512 / 8 GPUs", "mlperf-v50-lora-gb200-512", "mlperf-v50-lora-gb200-8"),
+    (
+        "MLPerf v5.0 LoRA H200 (HPE) / B200, 8 GPUs",
+        "mlperf-v50-lora-h200-8-hpe",
+        "mlperf-v50-lora-b200-8",
+    ),
 ]
 #: Tokens [tokens] of the run a benchmark row is predicted as: any long run will do, since the
 #: steady-state throughput between failures does not depend on the run's length.
