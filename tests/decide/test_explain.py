@@ -201,3 +201,30 @@ def test_a_tuned_fp4_pick_says_where_its_fp4_speedup_comes_from():
     ):
         reasons = recommend(other, sensitivity=False).reasons
         assert not any("FP4 benchmarks" in r for r in reasons)
+
+
+def test_a_large_tuned_pick_says_how_far_the_tuned_level_was_at_that_scale():
+    """At the tuned level a dense pick as large as its part's held-out benchmarks beyond 256 GPUs
+    says how far the tuned level was on them (workbook.calibrate.tuned_scale_holdout; MLPerf
+    v5.0, declared 2026-12-03): GB200's 3 rows at 512-2,496 GPUs (405B +15.1 / +19.2 %, LoRA
+    +19.0 %) a median 19 % too fast, so optimistic; H100's 6 at 512-8,192 a median 6 % too slow.
+    A smaller pick, or one on a part without such rows, does not say it."""
+    from workbook.calibrate import tuned_scale_holdout
+
+    seen = tuned_scale_holdout(load_catalog())
+    gb200 = seen["gb200-nvl72"]
+    assert (gb200["n"], gb200["gpus"]) == (3, (512, 2496))
+    assert gb200["median_error"] == pytest.approx(0.19, abs=0.005)  # the middle of the three
+    big = presets["enterprise-frontier-pretraining"].replace(
+        software_stack="tuned", budget_usd=2e9, deadline_days=2000
+    )
+    rec = recommend(big.replace(accelerators=["gb200-nvl72"]), sensitivity=False)
+    assert rec.top.n_gpus >= 512
+    said = " at 512-2,496 GPUs the tuned level was a median 19% too fast on the 3 held-out"
+    assert any(said in r and "read this time as optimistic" in r for r in rec.reasons)
+    h100 = recommend(big.replace(accelerators=["h100-sxm"]), sensitivity=False).reasons
+    assert any("a median 6% too slow on the 6 held-out" in r for r in h100)
+    small = presets["band-7b-to-70b"].replace(software_stack="tuned", accelerators=["gb200-nvl72"])
+    small_rec = recommend(small, sensitivity=False)
+    assert small_rec.top.n_gpus < 512
+    assert not any("held-out benchmarks there" in r for r in small_rec.reasons)

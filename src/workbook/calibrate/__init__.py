@@ -51,6 +51,7 @@ from .levels import (
     tuned_fp4_holdout,
     tuned_fp4_loo,
     tuned_moe_loo,
+    tuned_scale_holdout,
 )
 from .metrics import (
     RANGE_QUANTILES,
@@ -131,6 +132,7 @@ __all__ = [
     "tuned_base_throughput",
     "tuned_loo_ratios",
     "tuned_fp4_holdout",
+    "tuned_scale_holdout",
     "tuned_fp4_loo",
     "tuned_evidence",
     "tuned_evidence_cached",

@@ -170,6 +170,20 @@ def tuned_fp4_holdout(catalog: Catalog | None = None) -> dict | None:
     return _signed_metrics(rows) if len(rows) else None
 
 
+def tuned_scale_holdout(catalog: Catalog | None = None) -> dict[str, dict]:
+    """The tuned level on the held-out dense benchmark rows beyond 256 GPUs (:data:`SCALE_GROUPS`'
+    last group; they fit nothing), per accelerator: ``n``, ``mdape``, ``median_error``
+    (predicted / published - 1, signed) and ``gpus`` (the fewest and most GPUs of its rows);
+    empty where no such row exists."""
+    tuned = benchmark_throughput(resolve_catalog(catalog), "tuned")
+    beyond = tuned["n_gpus"] > SCALE_GROUPS[-2][1]
+    rows = tuned[(tuned["split"] == "holdout") & ~tuned["moe"] & beyond]
+    return {
+        part: {**_signed_metrics(g), "gpus": (int(g["n_gpus"].min()), int(g["n_gpus"].max()))}
+        for part, g in rows.groupby("accelerator", sort=True)
+    }
+
+
 @dataclass(frozen=True)
 class TunedEvidence:
     """The live figures a tuned pick's reasons quote (:func:`tuned_evidence`)."""
@@ -180,14 +194,21 @@ class TunedEvidence:
     fp4_loo: dict | None
     #: :func:`tuned_fp4_holdout`.
     fp4_holdout: dict | None
+    #: :func:`tuned_scale_holdout`.
+    scale_holdout: dict = field(default_factory=dict)
 
 
 def tuned_evidence(catalog: Catalog | None = None) -> TunedEvidence:
-    """:func:`tuned_moe_loo`, :func:`tuned_fp4_loo` and :func:`tuned_fp4_holdout` of ``catalog``,
-    the leave-one-out table computed once for both."""
+    """:func:`tuned_moe_loo`, :func:`tuned_fp4_loo`, :func:`tuned_fp4_holdout` and
+    :func:`tuned_scale_holdout` of ``catalog``, the leave-one-out table computed once."""
     cat = resolve_catalog(catalog)
     loo = tuned_loo_ratios(cat)
-    return TunedEvidence(tuned_moe_loo(cat, loo), tuned_fp4_loo(cat, loo), tuned_fp4_holdout(cat))
+    return TunedEvidence(
+        tuned_moe_loo(cat, loo),
+        tuned_fp4_loo(cat, loo),
+        tuned_fp4_holdout(cat),
+        tuned_scale_holdout(cat),
+    )
 
 
 #: :func:`tuned_evidence` per catalog object (every recommendation's reasons ask).

@@ -44,6 +44,9 @@ class BandBasis:
     #: The tuned level on the FP4 benchmarks that fitted a vendor's FP4 speedup, leave-one-out
     #: (``n``, ``mdape``, ``vendors``, ``parts``: :func:`workbook.calibrate.tuned_fp4_loo`).
     fp4_loo: dict | None = None
+    #: The tuned level on the held-out dense benchmarks beyond 256 GPUs, per accelerator
+    #: (``n``, ``median_error``, ``gpus``: :func:`workbook.calibrate.tuned_scale_holdout`).
+    scale_holdout: dict | None = None
 
 
 def band_reason(best: pd.Series, basis: BandBasis) -> str:
@@ -85,7 +88,26 @@ def band_reason(best: pd.Series, basis: BandBasis) -> str:
         )
     if best["stack_level"] == "tuned" and best["precision"] == "fp4":
         text += _fp4_clause(best, basis)
+    if best["stack_level"] == "tuned" and not is_moe:
+        text += _scale_clause(best, basis)
     return text
+
+
+def _scale_clause(best: pd.Series, basis: BandBasis) -> str:
+    """How far the tuned level was on the held-out benchmarks of the pick's part beyond 256 GPUs
+    (they fit nothing), for a pick of that size: the engine keeps a per-GPU rate that MLPerf's
+    large runs did not (CHANGELOG.md, 2026-12-03)."""
+    seen = (basis.scale_holdout or {}).get(best["accelerator"])
+    if seen is None or best["n_gpus"] < seen["gpus"][0]:
+        return ""
+    err = seen["median_error"]
+    way = "fast" if err > 0 else "slow"
+    lo, hi = seen["gpus"]
+    return (
+        f" On {best['name']} at {lo:,}-{hi:,} GPUs the tuned level was a median {abs(err):.0%} "
+        f"too {way} on the {seen['n']} held-out benchmarks there, so at {int(best['n_gpus']):,} "
+        f"GPUs read this time as {'optimistic' if way == 'fast' else 'pessimistic'}."
+    )
 
 
 def _fp4_clause(best: pd.Series, basis: BandBasis) -> str:

@@ -321,7 +321,10 @@ def band_basis(cat: Catalog) -> BandBasis:
     runs, benchmarks = band_basis_counts(cat)
     widening = assumption_values(cat)["time_band_widening_no_evidence"]
     tuned = tuned_evidence_cached(cat)
-    return BandBasis(runs, benchmarks, widening, tuned.moe_loo, tuned.fp4_holdout, tuned.fp4_loo)
+    return BandBasis(
+        runs, benchmarks, widening, tuned.moe_loo, tuned.fp4_holdout, tuned.fp4_loo,
+        tuned.scale_holdout,
+    )  # fmt: skip
 
 
 def sourced_pick(s: Scenario, o: pd.DataFrame, rule: TieRule) -> pd.Series | None:
