@@ -52,7 +52,8 @@ class BandBasis:
 def band_reason(best: pd.Series, basis: BandBasis) -> str:
     """The pick's p10-p90 days and where the band comes from (and that it is widened where the
     part has no evidence of its own; that a tuned mixture of experts has the MoE benchmarks' own,
-    wider band, and how far they were off; where a tuned FP4 pick's speedup comes from)."""
+    wider band, and how far they were off; where a tuned FP4 pick's speedup comes from; how far
+    the tuned level was on the held-out benchmarks of a large dense pick's part at that scale)."""
     moe = basis.moe_loo
     is_moe = best["moe_factor"] < 1
     if best["stack_level"] == "tuned":
