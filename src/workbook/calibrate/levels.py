@@ -161,21 +161,28 @@ def tuned_fp4_loo(catalog: Catalog | None = None, loo: pd.DataFrame | None = Non
     }
 
 
-def tuned_fp4_holdout(catalog: Catalog | None = None) -> dict | None:
+def tuned_fp4_holdout(
+    catalog: Catalog | None = None, tuned: pd.DataFrame | None = None
+) -> dict | None:
     """The tuned level on the held-out FP4 benchmark rows (they fit nothing; since 2026-12-02 the
     MXFP4 rows of AMD, whose parts plan FP4 with FP8's speedup): :func:`.metrics.metrics` and
-    ``median_error`` (predicted / published - 1, signed); None without such rows."""
-    tuned = benchmark_throughput(resolve_catalog(catalog), "tuned")
+    ``median_error`` (predicted / published - 1, signed); None without such rows. ``tuned``:
+    the tuned-level :func:`benchmark_throughput` table (computed when not given)."""
+    if tuned is None:
+        tuned = benchmark_throughput(resolve_catalog(catalog), "tuned")
     rows = tuned[(tuned["split"] == "holdout") & (tuned["precision"] == "fp4")]
     return _signed_metrics(rows) if len(rows) else None
 
 
-def tuned_scale_holdout(catalog: Catalog | None = None) -> dict[str, dict]:
+def tuned_scale_holdout(
+    catalog: Catalog | None = None, tuned: pd.DataFrame | None = None
+) -> dict[str, dict]:
     """The tuned level on the held-out dense benchmark rows beyond 256 GPUs (:data:`SCALE_GROUPS`'
     last group; they fit nothing), per accelerator: ``n``, ``mdape``, ``median_error``
     (predicted / published - 1, signed) and ``gpus`` (the fewest and most GPUs of its rows);
-    empty where no such row exists."""
-    tuned = benchmark_throughput(resolve_catalog(catalog), "tuned")
+    empty where no such row exists. ``tuned`` as :func:`tuned_fp4_holdout`'s."""
+    if tuned is None:
+        tuned = benchmark_throughput(resolve_catalog(catalog), "tuned")
     beyond = tuned["n_gpus"] > SCALE_GROUPS[-2][1]
     rows = tuned[(tuned["split"] == "holdout") & ~tuned["moe"] & beyond]
     return {
@@ -200,14 +207,15 @@ class TunedEvidence:
 
 def tuned_evidence(catalog: Catalog | None = None) -> TunedEvidence:
     """:func:`tuned_moe_loo`, :func:`tuned_fp4_loo`, :func:`tuned_fp4_holdout` and
-    :func:`tuned_scale_holdout` of ``catalog``, the leave-one-out table computed once."""
+    :func:`tuned_scale_holdout` of ``catalog``, the leave-one-out and tuned-level benchmark
+    tables computed once each."""
     cat = resolve_catalog(catalog)
-    loo = tuned_loo_ratios(cat)
+    loo, tuned = tuned_loo_ratios(cat), benchmark_throughput(cat, "tuned")
     return TunedEvidence(
         tuned_moe_loo(cat, loo),
         tuned_fp4_loo(cat, loo),
-        tuned_fp4_holdout(cat),
-        tuned_scale_holdout(cat),
+        tuned_fp4_holdout(cat, tuned),
+        tuned_scale_holdout(cat, tuned),
     )
 
 

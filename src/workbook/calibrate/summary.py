@@ -14,7 +14,7 @@ import pandas as pd
 from ..catalog import Catalog, resolve_catalog
 from .benchmarks import benchmark_throughput, throughput_ratios
 from .fit import SPLIT_REPEATS, Fitter
-from .levels import Levels, level_summary
+from .levels import SCALE_GROUPS, Levels, level_summary
 from .metrics import (
     TWIN_RATIO_2X,
     TWIN_RATIO_25PCT,
@@ -331,7 +331,7 @@ def _level_figures(lv: Levels | None) -> dict:
         for r in lv.tuned_holdout_by_vendor.itertuples():
             out[f"tuned_holdout_bias_{r.vendor.lower()}_{r.kind.lower()}"] = r.median_error
         big = lv.tuned_holdout_by_scale
-        big = big[(big["gpus"] == "> 256 GPUs") & (big["kind"] == "dense")]
+        big = big[(big["gpus"] == SCALE_GROUPS[-1][0]) & (big["kind"] == "dense")]
         if len(big):
             out["tuned_holdout_dense_over256_rows"] = int(big["runs"].iloc[0])
             out["tuned_holdout_dense_over256_mdape"] = float(big["mdape"].iloc[0])

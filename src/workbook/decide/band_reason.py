@@ -101,14 +101,21 @@ def _scale_clause(best: pd.Series, basis: BandBasis) -> str:
     seen = (basis.scale_holdout or {}).get(best["accelerator"])
     if seen is None or best["n_gpus"] < seen["gpus"][0]:
         return ""
-    err = seen["median_error"]
-    way = "fast" if err > 0 else "slow"
+    off, reading = _off_text(seen["median_error"])
     lo, hi = seen["gpus"]
     return (
-        f" On {best['name']} at {lo:,}-{hi:,} GPUs the tuned level was a median {abs(err):.0%} "
-        f"too {way} on the {seen['n']} held-out benchmarks there, so at {int(best['n_gpus']):,} "
-        f"GPUs read this time as {'optimistic' if way == 'fast' else 'pessimistic'}."
+        f" On {best['name']} at {lo:,}-{hi:,} GPUs the tuned level was {off} on the "
+        f"{seen['n']} held-out benchmarks there, so at {int(best['n_gpus']):,} GPUs read this "
+        f"time as {reading}."
     )
+
+
+def _off_text(median_error: float) -> tuple[str, str]:
+    """A median signed error (predicted / published throughput - 1) in words, and how to read
+    a time planned with it: ``("a median 19% too fast", "optimistic")``."""
+    way = "fast" if median_error > 0 else "slow"
+    reading = "optimistic" if way == "fast" else "pessimistic"
+    return f"a median {abs(median_error):.0%} too {way}", reading
 
 
 def _fp4_clause(best: pd.Series, basis: BandBasis) -> str:
@@ -124,10 +131,9 @@ def _fp4_clause(best: pd.Series, basis: BandBasis) -> str:
         )
     if not held:
         return ""
-    way = "fast" if held["median_error"] > 0 else "slow"
+    off, reading = _off_text(held["median_error"])
     return (
         " It is planned at FP4, which fitted no tuned constant for this vendor (FP4 takes FP8's "
         f"speedup on FP4's peak): on the {held['n']} held-out FP4 benchmarks the tuned level was "
-        f"a median {abs(held['median_error']):.0%} too {way}, so read this time as "
-        f"{'optimistic' if way == 'fast' else 'pessimistic'}."
+        f"{off}, so read this time as {reading}."
     )
