@@ -73,6 +73,33 @@ RATIO_PAIRS = [
         "mlperf-v50-lora-h200-8-hpe",
         "mlperf-v50-lora-b200-8",
     ),
+    # The second batch (held out, declared 2026-12-03): H200 against H100 on one recipe and scale,
+    # one submitter's parts, and one submitter's cluster across GPU counts.
+    (
+        "MLPerf v5.0 405B H200 (Nebius) / H100, 512 GPUs",
+        "mlperf-v50-405b-h200-512-nebius",
+        "mlperf-v50-405b-h100-512",
+    ),
+    (
+        "MLPerf v5.0 405B GB200 (Carina) 2,048 / 512 GPUs",
+        "mlperf-v50-405b-gb200-2048-carina",
+        "mlperf-v50-405b-gb200-512-carina",
+    ),
+    (
+        "MLPerf v5.0 LoRA H200 / B200 (Dell), 8 GPUs",
+        "mlperf-v50-lora-h200-8-dell",
+        "mlperf-v50-lora-b200-8-dell",
+    ),
+    (
+        "MLPerf v5.0 LoRA H200 (Dell) 16 / 8 GPUs",
+        "mlperf-v50-lora-h200-16-dell",
+        "mlperf-v50-lora-h200-8-dell",
+    ),
+    (
+        "MLPerf v5.0 LoRA MI300X (MangoBoost) 16 / 8 GPUs",
+        "mlperf-v50-lora-mi300x-16-mangoboost",
+        "mlperf-v50-lora-mi300x-8-mangoboost",
+    ),
 ]
 #: Tokens [tokens] of the run a benchmark row is predicted as: any long run will do, since the
 #: steady-state throughput between failures does not depend on the run's length.
