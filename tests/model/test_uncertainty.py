@@ -28,10 +28,10 @@ TUNED_TRAFFIC = "memory_traffic_tuned_bytes_per_token_layer_dmodel"
 
 
 def _engine_at_tuned_traffic(a, *args, **kw):
-    """The engine level with the tuned level's HBM traffic: what the tuned speedups multiply."""
-    return estimate_training(
-        *args, software_stack="engine", assumptions={TRAFFIC: a[TUNED_TRAFFIC]}, **kw
-    )
+    """The engine level with the tuned level's HBM traffic and per-step overhead: what the tuned
+    speedups multiply."""
+    tuned = {TRAFFIC: a[TUNED_TRAFFIC], "step_overhead_tokens": a["step_overhead_tuned_tokens"]}
+    return estimate_training(*args, software_stack="engine", assumptions=tuned, **kw)
 
 
 def test_normal_cdf_matches_the_standard_library_within_2e_7():
@@ -81,21 +81,21 @@ def test_tuned_divides_the_engines_time_by_its_precisions_speedup(a):
 
 def test_fp4_at_the_tuned_level_takes_its_vendors_own_speedup_else_fp8s(a):
     """At FP4 an NVIDIA part takes its keyed tuned_stack_speedup_fp4 (data/assumptions.csv,
-    NVIDIA's NVFP4 benchmarks: 1.1637 on GB300, B300, B200, GB200, RTX PRO 6000), an AMD part
+    NVIDIA's NVFP4 benchmarks: 1.1964 on GB300, B300, B200, GB200, RTX PRO 6000), an AMD part
     FP8's speedup x its stack factor (AMD has no FP4 calibration row); the typical level does
-    not move. Tuned GB300 FP4 / FP8 steady throughput is then 1.1637 / 1.459 of the engine's
+    not move. Tuned GB300 FP4 / FP8 steady throughput is then 1.1964 / 1.4949 of the engine's
     ratio (NVIDIA published 1.35-1.36x on Llama 3 70B / 3.1 405B, NeMo 26.02)."""
     cat = load_catalog()
     own = cat.own_values("assumptions", "tuned_stack_speedup_fp4")
     assert own == pytest.approx(dict.fromkeys(
-        ["b200-hgx", "b300-hgx", "gb200-nvl72", "gb300-nvl72", "rtx-pro-6000-server"], 1.1637
+        ["b200-hgx", "b300-hgx", "gb200-nvl72", "gb300-nvl72", "rtx-pro-6000-server"], 1.1964
     ))  # fmt: skip
     args = (70e9, 1e12, "gb300-nvl72", 64)
     tuned, engine = {}, {}
     for p in ("fp8", "fp4"):
         engine[p] = _engine_at_tuned_traffic(a, *args, precision=p)
         tuned[p] = estimate_training(*args, precision=p, software_stack="tuned")
-    k = {"fp8": a["tuned_stack_speedup_fp8"], "fp4": 1.1637}
+    k = {"fp8": a["tuned_stack_speedup_fp8"], "fp4": 1.1964}
     for p in ("fp8", "fp4"):
         assert tuned[p].breakdown["stack_speedup"] == pytest.approx(k[p])
         assert tuned[p].gpu_hours == pytest.approx(engine[p].gpu_hours / k[p])
@@ -152,14 +152,14 @@ def test_tuned_rocm_takes_the_reference_recipes_stack_factor_not_the_typical_der
 
 
 def test_a_cdna4_part_takes_its_own_tuned_rocm_row_and_cdna3_the_global_one(a):
-    """software_maturity_tuned_rocm keyed by accelerator (data/assumptions.csv: 0.8783 for
-    MI355X and MI350X) replaces the global 0.7642 for those parts only; ``keyed`` overrides the
+    """software_maturity_tuned_rocm keyed by accelerator (data/assumptions.csv: 0.8834 for
+    MI355X and MI350X) replaces the global 0.7611 for those parts only; ``keyed`` overrides the
     stored rows (the live measurement); each factor is over software_maturity_rocm 0.7."""
     cat = load_catalog()
     parts = ["mi355x", "mi300x", "mi350x", "mi325x", "b200-hgx", "mi355x"]
     f = tuned_stack_factor(cat, parts, a)
-    cdna4, cdna3 = 0.8783 / 0.7, a["software_maturity_tuned_rocm"] / 0.7
-    assert a["software_maturity_tuned_rocm"] == pytest.approx(0.7642)
+    cdna4, cdna3 = 0.8834 / 0.7, a["software_maturity_tuned_rocm"] / 0.7
+    assert a["software_maturity_tuned_rocm"] == pytest.approx(0.7611)
     assert f.tolist() == pytest.approx([cdna4, cdna3, cdna4, cdna3, 1.0, cdna4])
     g = tuned_stack_factor(cat, parts, a, keyed={"mi355x": 0.77})
     assert g.tolist() == pytest.approx([1.1, cdna3, cdna4, cdna3, 1.0, 1.1])
@@ -176,8 +176,9 @@ def test_a_cdna4_part_takes_its_own_tuned_rocm_row_and_cdna3_the_global_one(a):
 def test_the_tuned_level_moves_its_own_hbm_bytes(a):
     """The non-matmul HBM term is traffic x G x L x d_model / (n x HBM bandwidth x efficiency):
     by hand for Llama 3 8B on 8 B200 (G = 128 x 8192 tokens, L = 32, d = 4096, 8 TB/s), 800 B at
-    the engine and typical levels, the tuned level's 750 B (fitted on the dense benchmarks with
-    their exact shapes)."""
+    the engine and typical levels, the tuned level's own (fitted on the dense benchmarks with
+    their exact shapes: 750 B until 2026-12-03, 800 B since, with the per-step overhead), here
+    set to 750 B to show it is its own."""
     import pandas as pd
 
     cfg = {
@@ -192,8 +193,9 @@ def test_the_tuned_level_moves_its_own_hbm_bytes(a):
         "d_model": 4096,
     }
     df = estimate_frame(
-        pd.DataFrame([{**cfg, "software_stack": s} for s in ("engine", "typical", "tuned")])
+        pd.DataFrame([{**cfg, "software_stack": s} for s in ("engine", "typical", "tuned")]),
+        assumptions={TUNED_TRAFFIC: 750.0},
     )
-    assert a[TRAFFIC] == 800.0 and a[TUNED_TRAFFIC] == 750.0
+    assert a[TRAFFIC] == 800.0 and a[TUNED_TRAFFIC] == 800.0
     by_hand = 128 * 8192 * 32 * 4096 / (8 * 8e12 * a["memory_bw_efficiency"])
     assert df["memory_s"].tolist() == pytest.approx([800 * by_hand, 800 * by_hand, 750 * by_hand])

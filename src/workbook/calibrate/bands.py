@@ -71,6 +71,12 @@ TUNED_TRAFFIC = "memory_traffic_tuned_bytes_per_token_layer_dmodel"
 #: The values :func:`fit_tuned_traffic` chooses among [B per token, layer and d_model] (the rule
 #: declared in CHANGELOG.md before the fit was run).
 TUNED_TRAFFIC_GRID = tuple(float(v) for v in range(100, 801, 50))
+#: The whole-run levels' per-step overhead (0) and the tuned level's own [tokens per GPU per step]
+#: (data/assumptions.csv; :func:`fit_tuned_step_overhead`, the rule declared in CHANGELOG.md).
+STEP_OVERHEAD = "step_overhead_tokens"
+STEP_OVERHEAD_TUNED = "step_overhead_tuned_tokens"
+#: The values :func:`fit_tuned_step_overhead` chooses among [tokens per GPU per step] (declared).
+STEP_OVERHEAD_GRID = tuple(float(v) for v in range(0, 401, 25))
 #: Parts that take another part's tuned factor (declared, not fitted): MI350X is MI355X's CDNA 4
 #: die at a lower clock and power on the same ROCm 7 stack, with no FP8 benchmark of its own.
 TUNED_PART_SHARED = {"mi350x": "mi355x"}
@@ -118,10 +124,11 @@ def realized_band(catalog: Catalog | None = None) -> dict:
 
 def tuned_base_throughput(cat: Catalog, traffic: float | None = None) -> pd.DataFrame:
     """:func:`benchmark_throughput` at the engine level but with the tuned level's HBM traffic
-    (``traffic``; default the stored ``memory_traffic_tuned_...``): what the tuned speedups and
-    stack factors multiply."""
+    (``traffic``; default the stored ``memory_traffic_tuned_...``) and per-step overhead (the
+    stored ``step_overhead_tuned_tokens``): what the tuned speedups and stack factors multiply."""
     a = assumption_values(cat)
     a[TRAFFIC] = a[TUNED_TRAFFIC] if traffic is None else float(traffic)
+    a[STEP_OVERHEAD] = a[STEP_OVERHEAD_TUNED]
     bench = benchmark_throughput(cat, assumptions=a)
     vendor = cat.tables["accelerators"].set_index("accelerator_id")["vendor"]
     return bench.assign(vendor=vendor.reindex(bench["accelerator"]).to_numpy(object))
@@ -302,12 +309,8 @@ def tuned_loo_ratios(catalog: Catalog | None = None, traffic: float | None = Non
     )
 
 
-def fit_tuned_traffic(catalog: Catalog | None = None) -> float:
-    """The tuned level's HBM traffic: the point of :data:`TUNED_TRAFFIC_GRID` with the lowest
-    leave-one-out MdAPE (:func:`tuned_loo_ratios` at that traffic) over the dense BF16 / FP8
-    benchmark rows not held out (the FP4 rows fit their vendor's speedup on top); a tie goes to
-    the larger value (the rules declared in CHANGELOG.md)."""
-    cat = resolve_catalog(catalog)
+def _fit_traffic(cat: Catalog) -> tuple[float, float]:
+    """(traffic, its leave-one-out MdAPE) of :func:`fit_tuned_traffic`."""
     best, best_mdape = TUNED_TRAFFIC_GRID[-1], math.inf
     for traffic in reversed(TUNED_TRAFFIC_GRID):  # from the largest: a tie keeps it
         loo = tuned_loo_ratios(cat, traffic)
@@ -317,6 +320,35 @@ def fit_tuned_traffic(catalog: Catalog | None = None) -> float:
         mdape = metrics(fit_rows["published_tok_s_gpu"], fit_rows["loo_tok_s_gpu"])["mdape"]
         if mdape < best_mdape:
             best, best_mdape = traffic, mdape
+    return best, best_mdape
+
+
+def fit_tuned_traffic(catalog: Catalog | None = None) -> float:
+    """The tuned level's HBM traffic: the point of :data:`TUNED_TRAFFIC_GRID` with the lowest
+    leave-one-out MdAPE (:func:`tuned_loo_ratios` at that traffic) over the dense BF16 / FP8
+    benchmark rows not held out (the FP4 rows fit their vendor's speedup on top); a tie goes to
+    the larger value (the rules declared in CHANGELOG.md). At the catalog's stored per-step
+    overhead."""
+    return _fit_traffic(resolve_catalog(catalog))[0]
+
+
+def with_step_overhead(cat: Catalog, tokens: float) -> Catalog:
+    """``cat`` with the tuned level's per-step overhead set to ``tokens``."""
+    cell = {"table": "assumptions", "key": STEP_OVERHEAD_TUNED, "column": "value"}
+    return cat.with_overrides([{**cell, "value": repr(float(tokens))}])
+
+
+def fit_tuned_step_overhead(catalog: Catalog | None = None) -> tuple[float, float]:
+    """(``step_overhead_tuned_tokens``, the tuned HBM traffic at it): the point of
+    :data:`STEP_OVERHEAD_GRID` whose :func:`fit_tuned_traffic` has the lowest leave-one-out
+    MdAPE over the dense BF16 / FP8 benchmark rows not held out; a tie goes to the smaller (the
+    rule declared in CHANGELOG.md, 2026-12-03)."""
+    cat = resolve_catalog(catalog)
+    best, best_mdape = (STEP_OVERHEAD_GRID[0], math.nan), math.inf
+    for tokens in STEP_OVERHEAD_GRID:  # from the smallest: a tie keeps it
+        traffic, mdape = _fit_traffic(with_step_overhead(cat, tokens))
+        if mdape < best_mdape:
+            best, best_mdape = (tokens, traffic), mdape
     return best
 
 

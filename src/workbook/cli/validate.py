@@ -34,9 +34,11 @@ from ..calibrate import (
     ValidationSummary,
     band_constants,
     fit,
+    fit_tuned_step_overhead,
     validation_summary,
     write_assumptions,
 )
+from ..calibrate.bands import STEP_OVERHEAD_TUNED
 from ..catalog import DATA_DIR, clear_cache
 
 PERCENT = "{:+.1%}".format
@@ -347,6 +349,10 @@ def run(args: argparse.Namespace) -> int:
         print("fitted: " + ", ".join(f"{k}={v}" for k, v in best.items()))
         if args.write:
             write_assumptions({k: best[k] for k in FIT_PARAMS if k in best})
+            clear_cache()  # the tuned per-step overhead is fitted with the constants just written
+            tokens, _ = fit_tuned_step_overhead()
+            print(f"tuned per-step overhead: {STEP_OVERHEAD_TUNED}={tokens:g}")
+            write_assumptions({STEP_OVERHEAD_TUNED: tokens})
             clear_cache()  # the bands are measured with the constants just written
             bands = band_constants()
             print("bands: " + ", ".join(f"{k}={v}" for k, v in bands.items()))

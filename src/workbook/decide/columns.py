@@ -96,6 +96,7 @@ _ESTIMATE = (
     ("input_pipeline_factor", "ratio", "derate of a python input pipeline"),
     ("moe_factor", "ratio", "derate of a mixture of experts"),
     ("qlora_factor", "ratio", "derate of QLoRA's dequantisation"),
+    ("step_overhead_factor", "ratio", "derate of a per-step overhead (tuned level)"),
     ("throttled", "bool", "a liquid-cooled part estimated in air"),
     ("stack_speedup", "x", "steady throughput of the stack level / the engine's"),
     ("time_sigma_below", "ln x", "log spread of the time band below its median"),

@@ -67,6 +67,8 @@ class Derates:
     input_pipeline_factor: np.ndarray  #: input_pipeline_python_factor for a Python loader, else 1
     moe_factor: np.ndarray  #: moe_efficiency (tuned: _tuned) for a mixture of experts, else 1
     qlora_factor: np.ndarray  #: 1 / qlora_dequant_overhead for QLoRA, else 1
+    #: 1 / (1 + k / tokens per GPU per step), k step_overhead_tokens (tuned: _tuned_tokens)
+    step_overhead_factor: np.ndarray
     throttled: np.ndarray  #: a liquid-cooled part runs in air racks
     moe: np.ndarray  #: a mixture of experts (MOE_ACTIVE_SHARE_BELOW): the tuned MoE band too
 
@@ -79,6 +81,7 @@ class Derates:
             * self.input_pipeline_factor
             * self.moe_factor
             * self.qlora_factor
+            * self.step_overhead_factor
         )
 
 
@@ -127,7 +130,7 @@ def _shape(cfg: Configs, a: dict[str, float]) -> Shape:
     )
 
 
-def _derates(cat: Catalog, cfg: Configs, m: Machines, a: dict[str, float]) -> Derates:
+def _derates(cat: Catalog, cfg: Configs, m: Machines, shape: Shape, a) -> Derates:
     """Step 4: the named derates, each from ``data/assumptions.csv`` (the tuned MoE factor per
     part where the part has its own row: :func:`workbook.calibrate.tuned_part_moe`)."""
     parts = m.spec.table
@@ -136,7 +139,9 @@ def _derates(cat: Catalog, cfg: Configs, m: Machines, a: dict[str, float]) -> De
     throttled = m.spec.per_row(liquid_only) & (m.cooling == "air")
     is_moe = cfg.n_active_params < cfg.n_params * MOE_ACTIVE_SHARE_BELOW
     tuned_moe = keyed_or(cat, "moe_efficiency_tuned", m.spec, a["moe_efficiency_tuned"])
-    moe = np.where(cfg.is_("software_stack", "tuned"), tuned_moe, a["moe_efficiency"])
+    tuned = cfg.is_("software_stack", "tuned")
+    moe = np.where(tuned, tuned_moe, a["moe_efficiency"])
+    overhead = np.where(tuned, a["step_overhead_tuned_tokens"], a["step_overhead_tokens"])
     return Derates(
         software_maturity=m.spec.per_row(np.asarray(maturity, float)),
         thermal_factor=np.where(throttled, a["air_throttle_fraction"], 1.0),
@@ -145,6 +150,7 @@ def _derates(cat: Catalog, cfg: Configs, m: Machines, a: dict[str, float]) -> De
         ),
         moe_factor=np.where(is_moe, moe, 1.0),
         qlora_factor=np.where(cfg.is_("method", "qlora"), 1.0 / a["qlora_dequant_overhead"], 1.0),
+        step_overhead_factor=1.0 / (1.0 + overhead * cfg.n_gpus / shape.global_batch_tokens),
         throttled=throttled,
         moe=is_moe,
     )
@@ -291,6 +297,7 @@ def _frame(cfg, m, shape, derates, layout, step, gp, band: TimeBand) -> pd.DataF
             "input_pipeline_factor": derates.input_pipeline_factor,
             "moe_factor": derates.moe_factor,
             "qlora_factor": derates.qlora_factor,
+            "step_overhead_factor": derates.step_overhead_factor,
             "throttled": derates.throttled,
             "stack_speedup": band.speedup,
             "time_sigma_below": band.sigma_below,
@@ -331,7 +338,7 @@ def estimate_frame(
     cfg = read_configs(configs)
     machines = look_up_machines(cat, cfg)
     shape = _shape(cfg, a)
-    derates = _derates(cat, cfg, machines, a)
+    derates = _derates(cat, cfg, machines, shape, a)
     layout, step = _layout(cat, cfg, machines, shape, derates, a)
     gp = _run_goodput(cfg, a)
     band = time_band(cat, cfg.software_stack, cfg.accelerator, cfg.precision, a, derates.moe)

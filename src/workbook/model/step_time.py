@@ -14,7 +14,12 @@ Step time per optimizer step (global batch ``G`` tokens), per GPU::
                   Narayanan et al. 2021, arXiv 2104.04473)
 
     step = (matmul + memory + optimizer + exposed dp + exposed tp + bubble)
-           / (software maturity * thermal throttle * input pipeline * MoE efficiency)
+           / (software maturity * thermal throttle * input pipeline * MoE efficiency
+              * per-step overhead)
+
+The per-step overhead is 1 / (1 + k / t), t = G / n tokens per GPU per step: k more tokens of each
+GPU's work per step (the tuned level's ``step_overhead_tuned_tokens``, fitted on the benchmarks;
+0 at the whole-run levels).
 
 All inputs are numpy arrays of equal length (one element per configuration), grouped in
 :class:`Workload`, :class:`Hardware` and :class:`Efficiencies`; the layout choice (tensor /
@@ -102,7 +107,7 @@ class Efficiencies:
     virtual_stages: float  #: interleaved pipeline chunks per GPU (at most)
     selective_recompute_overhead: float  #: extra matmul work of selective recompute [ratio]
     full_recompute_overhead: float  #: extra matmul work of full recompute [ratio]
-    derate: np.ndarray  #: product of the named derates (software, thermal, input, MoE, QLoRA)
+    derate: np.ndarray  #: product of the named derates (software, thermal, input, MoE, QLoRA, step)
 
 
 @dataclass(frozen=True)
@@ -388,7 +393,8 @@ def _tp_comm_s(r: _Rows, layout: Layout):
 
 #: The components of :func:`step_time` that add up to ``step_s`` [s per optimizer step], in stacking
 #: order: ``derate_s`` is the time lost to the named derates (software maturity, throttling, input
-#: pipeline, MoE, QLoRA). ``dp_comm_s`` (data-parallel traffic before overlap) is not one of them.
+#: pipeline, MoE, QLoRA, per-step overhead). ``dp_comm_s`` (data-parallel traffic before overlap)
+#: is not one of them.
 STEP_COLUMNS = (
     "matmul_s",
     "memory_s",
