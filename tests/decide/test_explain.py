@@ -229,3 +229,24 @@ def test_a_large_tuned_pick_says_how_far_the_tuned_level_was_at_that_scale():
     small_rec = recommend(small, sensitivity=False)
     assert small_rec.top.n_gpus < 512
     assert not any("held-out benchmarks there" in r for r in small_rec.reasons)
+
+
+def test_a_tuned_pick_that_spreads_its_batch_thin_says_what_the_per_step_overhead_costs():
+    """At the tuned level a step costs 150 more tokens of each GPU's work
+    (step_overhead_tuned_tokens, CHANGELOG.md 2026-12-03). A 7B plan of 2T tokens due in 5 days
+    picks 1,536 B200: its default 4M-token batch gives each GPU 4,000,000 / 1,536 = 2,604 tokens a
+    step, so the overhead adds 150 / 2,604 = 5.8 % (said from 5 %). The same plan at the typical
+    level (no overhead), and the 34B preset's 128 GPUs (4,000,000 / 128 = 31,250 tokens: 0.5 %),
+    do not say it."""
+    base = presets["band-7b-to-70b"]
+    thin = base.replace(
+        software_stack="tuned", n_params=7e9, n_tokens=2e12, deadline_days=5, budget_usd=5e8
+    )
+    rec = recommend(thin, sensitivity=False)
+    top = rec.options.iloc[0] if rec.top is None else rec.top
+    assert (top.accelerator, top.n_gpus) == ("b200-hgx", 1536)
+    assert 150 / (4e6 / 1536) == pytest.approx(0.0576, abs=1e-4)
+    said = "gives each of its 1,536 GPUs 2,604 tokens a step, so the per-step overhead"
+    assert any(said in r and "adds 6% to its time" in r for r in rec.reasons), rec.reasons
+    for other in (thin.replace(software_stack="typical"), base.replace(software_stack="tuned")):
+        assert not any("tokens a step" in r for r in recommend(other, sensitivity=False).reasons)

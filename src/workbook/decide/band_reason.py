@@ -91,7 +91,27 @@ def band_reason(best: pd.Series, basis: BandBasis) -> str:
         text += _fp4_clause(best, basis)
     if best["stack_level"] == "tuned" and not is_moe:
         text += _scale_clause(best, basis)
+    if best["stack_level"] == "tuned":
+        text += _overhead_clause(best)
     return text
+
+
+#: The share of a tuned pick's time the per-step overhead must cost before its reasons say so.
+OVERHEAD_SAID_FROM = 0.05
+
+
+def _overhead_clause(best: pd.Series) -> str:
+    """What the tuned level's per-step overhead (``step_overhead_factor``: its batch spread thin
+    over its GPUs) costs the pick, when it costs at least :data:`OVERHEAD_SAID_FROM` of its time."""
+    cost = 1.0 / best["step_overhead_factor"] - 1.0
+    if not cost >= OVERHEAD_SAID_FROM:
+        return ""
+    per_gpu = best["global_batch_tokens"] / best["n_gpus"]
+    return (
+        f" Its global batch gives each of its {int(best['n_gpus']):,} GPUs {per_gpu:,.0f} tokens "
+        f"a step, so the per-step overhead the tuned level was fitted with on published "
+        f"benchmarks adds {cost:.0%} to its time: fewer GPUs or a larger batch would waste less."
+    )
 
 
 def _scale_clause(best: pd.Series, basis: BandBasis) -> str:
