@@ -110,7 +110,8 @@ def _overhead_clause(best: pd.Series) -> str:
     return (
         f" Its global batch gives each of its {int(best['n_gpus']):,} GPUs {per_gpu:,.0f} tokens "
         f"a step, so the per-step overhead the tuned level was fitted with on published "
-        f"benchmarks adds {cost:.0%} to its time: fewer GPUs or a larger batch would waste less."
+        f"benchmarks adds {cost:.0%} to its time: a larger batch, or fewer GPUs where the deadline "
+        "allows, would waste less."
     )
 
 
