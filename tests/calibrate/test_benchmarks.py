@@ -49,12 +49,17 @@ def test_benchmark_throughput_is_the_steady_state_prediction(cat):
     # MoE rows are predicted on their active parameters: DeepSeek-V3 (37B active of 671B) is within
     # 25 %.
     assert abs(b.loc["nemo-deepseek-v3-gb200", "error"]) < 0.25
-    figures = cli_validate.report(cat, out=io.StringIO(), cv=False)
+    out = io.StringIO()
+    figures = cli_validate.report(cat, out=out, cv=False)
     m = calibrate.metrics(b["published_tok_s_gpu"], b["predicted_tok_s_gpu"])
     assert (figures["benchmark_runs"], figures["benchmark_mdape"]) == (
         116,
         pytest.approx(m["mdape"]),
     )
+    # The tuned per-step overhead, and its factor by hand: 16M tokens on 16,384 GPUs is 976.6
+    # tokens per GPU per step, 1 / (1 + 150 / 976.6) = 0.867.
+    assert figures["tuned_step_overhead_tokens"] == 150.0
+    assert "x 0.87 at 977 (16M tokens on 16,384 GPUs)" in out.getvalue()
 
 
 def test_mlperf_lora_rows_are_read_as_published_and_predicted_as_lora(cat):

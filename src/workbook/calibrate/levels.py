@@ -273,6 +273,9 @@ class Levels:
     #: kind, with ``median_error`` (:func:`_holdout_groups`).
     tuned_holdout_by_scale: pd.DataFrame = field(default_factory=pd.DataFrame)
     tuned_holdout_by_vendor: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: The tuned level's per-step overhead [tokens per GPU per step] (data/assumptions.csv
+    #: ``step_overhead_tuned_tokens``, :func:`workbook.calibrate.fit_tuned_step_overhead`).
+    step_overhead_tokens: float = 0.0
 
 
 #: What the validator shows of each held-out benchmark row.
@@ -365,4 +368,5 @@ def level_summary(catalog: Catalog | None = None) -> Levels:
         tuned_fp4_holdout=tuned_fp4_holdout(cat),
         tuned_holdout_by_scale=_holdout_by_scale(hold),
         tuned_holdout_by_vendor=_holdout_by_vendor(cat, hold),
+        step_overhead_tokens=cat.param("assumptions", "step_overhead_tuned_tokens"),
     )

@@ -335,6 +335,7 @@ def _level_figures(lv: Levels | None) -> dict:
         if len(big):
             out["tuned_holdout_dense_over256_rows"] = int(big["runs"].iloc[0])
             out["tuned_holdout_dense_over256_mdape"] = float(big["mdape"].iloc[0])
+    out["tuned_step_overhead_tokens"] = lv.step_overhead_tokens
     for kind, m in lv.tuned_bands.items():
         for key in ("p10", "p90", "loo_coverage"):
             out[f"tuned_band_{kind.lower()}_{key}"] = m[key]

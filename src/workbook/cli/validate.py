@@ -244,7 +244,7 @@ def _levels_section(s: ValidationSummary) -> list[str]:
             "By vendor (median_error: the median signed error, predicted / published - 1):",
             lv.tuned_holdout_by_vendor.to_string(index=False, formatters=GROUP_FORMAT),
         ]
-    lines += _tuned_band_lines(lv) + _fp4_lines(lv)
+    lines += _tuned_band_lines(lv) + _fp4_lines(lv) + _overhead_lines(lv)
     if lv.realized_blind is not None:
         b, base = lv.realized_blind, lv.realized_blind_baseline
         lines.append(
@@ -399,4 +399,25 @@ def _fp4_lines(lv) -> list[str]:
     return [
         "FP4 at the tuned level (a vendor's own speedup where it has FP4 benchmarks, else "
         "FP8's; the rule declared in CHANGELOG.md 2026-12-02): " + "; ".join(parts) + "."
+    ]
+
+
+#: Tokens per GPU per step the overhead line shows its factor at: a 16M-token batch on 16,384
+#: GPUs (976), on 4,096 (3,906), on 1,024 (15,625).
+OVERHEAD_SHOWN_AT = (16e6 / 16384, 16e6 / 4096, 16e6 / 1024)
+
+
+def _overhead_lines(lv) -> list[str]:
+    """The tuned level's per-step overhead and what it costs a batch spread thin; none at 0."""
+    k = lv.step_overhead_tokens
+    if not k > 0:
+        return []
+    at = ", ".join(
+        f"x {1 / (1 + k / t):.2f} at {t:,.0f} (16M tokens on {16e6 / t:,.0f} GPUs)"
+        for t in OVERHEAD_SHOWN_AT
+    )
+    return [
+        f"Per-step overhead at the tuned level: {k:g} tokens of each GPU's work per step (fitted "
+        "on the calibration rows by the rule declared in CHANGELOG.md 2026-12-03; the whole-run "
+        f"levels have none), steady throughput x 1 / (1 + {k:g} / tokens per GPU per step): {at}."
     ]
