@@ -1,5 +1,8 @@
-"""Probe, on paper, a per-step scale loss the tuned level does not have (not adopted).
+"""Probe, on paper, more per-step overhead than the tuned level has.
 
+Run before the tuned level had one (CHANGELOG.md, 2026-12-03: the figures it printed then chose
+the form of ``step_overhead_tuned_tokens``, since fitted at 150 by
+``workbook.calibrate.fit_tuned_step_overhead``); today its k is on top of the stored level's.
 The tuned level's dense benchmark predictions (``workbook.calibrate.benchmark_throughput``) are
 multiplied by ``1 / (1 + k / tokens per GPU per step)`` (the row's global batch / its GPU count),
 then each precision's predictions are rescaled by the ratio of the calibration rows' median
@@ -8,12 +11,12 @@ speedups, which are those medians). Prints, for each ``k`` [tokens], the held-ou
 MdAPE and median signed error (predicted / published - 1), the same for MLPerf v5.0's first and
 second held-out batches and NeMo's held-out tables, and the calibration rows' MdAPE.
 
-Its form was chosen after the second batch's errors were seen (CHANGELOG.md, 2026-12-03), so these
-rows cannot test it; it is a probe, not a fit. Rows without a global batch keep k's loss at 0.
+It is a probe, not a fit: the held-out rows it prints cannot test a k chosen from them. Rows
+without a global batch keep k's loss at 0.
 
 Run: PYTHONPATH=src .venv/bin/python tools/probe_scale_loss.py [K ...]   (default 0 100 200 280 400)
 
-    k=0    held-out dense 10.5% (+6.7%) | first batch 11.6% (+10.7%) | second 13.8% (+13.8%) | ...
+    k=0    held-out dense 9.6% (+4.0%) | first batch 10.4% (+0.3%) | ... (today's level: 150 stored)
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import numpy as np
 
 from workbook.calibrate.benchmarks import benchmark_throughput
 from workbook.catalog import load_catalog
+from workbook.model import step_overhead_factor
 
 
 def _figures(errors: np.ndarray) -> str:
@@ -46,7 +50,7 @@ def main(ks: list[float]) -> None:
     published = table["published_tok_s_gpu"].to_numpy(float)
     base = table["predicted_tok_s_gpu"].to_numpy(float)
     for k in ks:
-        lossy = base / (1.0 + k / tokens_per_gpu.to_numpy(float))
+        lossy = base * step_overhead_factor(k, tokens_per_gpu.to_numpy(float))
         out = lossy.copy()
         for precision in table["precision"].unique():
             mine = (table["precision"] == precision).to_numpy()

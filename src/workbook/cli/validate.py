@@ -40,6 +40,7 @@ from ..calibrate import (
 )
 from ..calibrate.bands import STEP_OVERHEAD_TUNED
 from ..catalog import DATA_DIR, clear_cache
+from ..model import step_overhead_factor
 
 PERCENT = "{:+.1%}".format
 GPU_HOURS = "{:,.0f}".format
@@ -413,7 +414,7 @@ def _overhead_lines(lv) -> list[str]:
     if not k > 0:
         return []
     at = ", ".join(
-        f"x {1 / (1 + k / t):.2f} at {t:,.0f} (16M tokens on {16e6 / t:,.0f} GPUs)"
+        f"x {step_overhead_factor(k, t):.2f} at {t:,.0f} (16M tokens on {16e6 / t:,.0f} GPUs)"
         for t in OVERHEAD_SHOWN_AT
     )
     return [

@@ -35,7 +35,7 @@ from .memory import (
 from .power import cluster_power, node_power_kw
 from .serving import inference_frame
 from .shape import MAX_CONFIG_BYTES, ModelShape, with_shape
-from .step_time import STEP_COLUMNS
+from .step_time import STEP_COLUMNS, step_overhead_factor
 from .uncertainty import (
     BAND_QUANTILES,
     SOFTWARE_STACKS,
@@ -95,6 +95,7 @@ __all__ = [
     "ownership_per_year",
     "rent_cost_per_run",
     "reserved_cost_per_year",
+    "step_overhead_factor",
     "training_flops",
     "with_shape",
 ]

@@ -34,7 +34,7 @@ from .configs import (
 from .goodput import goodput
 from .memory import state_bytes_per_param
 from .shape import ModelShape, shape_params, with_shape
-from .step_time import Efficiencies, Hardware, Layout, Workload, best_layout
+from .step_time import Efficiencies, Hardware, Layout, Workload, best_layout, step_overhead_factor
 from .uncertainty import TimeBand, time_band
 
 #: Models from this size on [params] train with ``large_model_global_batch_tokens`` instead of
@@ -150,7 +150,7 @@ def _derates(cat: Catalog, cfg: Configs, m: Machines, shape: Shape, a) -> Derate
         ),
         moe_factor=np.where(is_moe, moe, 1.0),
         qlora_factor=np.where(cfg.is_("method", "qlora"), 1.0 / a["qlora_dequant_overhead"], 1.0),
-        step_overhead_factor=1.0 / (1.0 + overhead * cfg.n_gpus / shape.global_batch_tokens),
+        step_overhead_factor=step_overhead_factor(overhead, shape.global_batch_tokens / cfg.n_gpus),
         throttled=throttled,
         moe=is_moe,
     )

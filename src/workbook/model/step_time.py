@@ -391,6 +391,12 @@ def _tp_comm_s(r: _Rows, layout: Layout):
     return tokens_layers * TP_BYTES_PER_TOKEN_LAYER_DMODEL * r.work.d_model * (t - 1) / t / tp_link
 
 
+def step_overhead_factor(overhead_tokens, tokens_per_gpu):
+    """Throughput multiplier of a per-step overhead of ``overhead_tokens`` more tokens of each
+    GPU's work per step, at ``tokens_per_gpu`` tokens per GPU per step: 1 / (1 + k / t)."""
+    return 1.0 / (1.0 + overhead_tokens / tokens_per_gpu)
+
+
 #: The components of :func:`step_time` that add up to ``step_s`` [s per optimizer step], in stacking
 #: order: ``derate_s`` is the time lost to the named derates (software maturity, throttling, input
 #: pipeline, MoE, QLoRA, per-step overhead). ``dp_comm_s`` (data-parallel traffic before overlap)
