@@ -99,8 +99,10 @@ def test_changing_cooling_budget_and_preset_changes_the_recommendation(app):
     app._on_preset(
         next(b for b in app.preset_buttons if b.description == "series-a-healthcare-17b-lora")
     )
-    # One RTX 6000 Ada in a tower workstation (issue 14, part 6: no 8-GPU server for 1-4 cards).
-    assert "RTX 6000 Ada Generation (one tower workstation)" in app.headline.value
+    # Two RTX A6000 in a tower workstation (issue 14, part 6: no 8-GPU server for 1-4 cards); one
+    # RTX 6000 Ada's 50 runs fit the year with only 73 % (tests/decide/test_presets.py).
+    assert "2 x NVIDIA RTX A6000 (one tower workstation)" in app.headline.value
+    assert "its 50 runs fit in the year with 81 %" in app.headline.value
     assert app.inputs["n_params"].value == "17"  # shown in billions
 
 

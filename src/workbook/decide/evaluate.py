@@ -78,10 +78,12 @@ def evaluate_arrays(
     ``run_pue`` x hours) and its emissions.
 
     Times and costs are at the median of the option's time band (``time_sigma_below`` /
-    ``_above``, :mod:`workbook.model.uncertainty`); ``p_deadline`` and ``p_budget`` are the
-    probabilities of a finished run by the deadline (lead time included) and of a first year
-    within the budget, and the deadline and budget checks hold when they are at least
-    :attr:`Scenario.confidence` (evaluated at the band's ``confidence`` quantile of run time).
+    ``_above``, :mod:`workbook.model.uncertainty`); ``p_deadline``, ``p_budget`` and
+    ``p_schedule`` are the probabilities of a finished run by the deadline (lead time included),
+    of a first year within the budget and of the year's runs fitting in a year (the band's error is
+    the estimate's, so every run of the year shares it), and the deadline, budget and year checks
+    hold when they are at least :attr:`Scenario.confidence` (evaluated at the band's
+    ``confidence`` quantile of run time).
     ``quantiles`` adds the p10 and p90 of days, time to result and cost per run (the ``_p10`` /
     ``_p90`` columns).
     """
@@ -97,10 +99,13 @@ def evaluate_arrays(
     conf = _costs(s, o, wall_days * m_conf, runs, *prices)
     p_deadline = probability_within((s.deadline_days - lead) / wall_days, *band)
     p_budget = _budget_probability(s, o, wall_days, runs, prices, med, conf, m_conf, band)
+    busy_hours = np.nan_to_num(wall_days * HOURS_PER_DAY, nan=0.0) * runs
+    with np.errstate(divide="ignore"):  # no busy hours: the runs fit whatever the band
+        p_schedule = probability_within(HOURS_PER_YEAR * (1 + 1e-9) / busy_hours, *band)
     checks = _moving_checks(
         s,
         o,
-        np.nan_to_num(wall_days * HOURS_PER_DAY, nan=0.0) * runs,
+        busy_hours * m_conf,
         lead,
         lead + wall_days * m_conf,
         conf["first_year"],
@@ -125,6 +130,7 @@ def evaluate_arrays(
         "co2e_kg": energy_kwh * _floats(o, "grid_kg_co2e_per_kwh"),
         "p_deadline": p_deadline,
         "p_budget": p_budget,
+        "p_schedule": p_schedule,
         "deadline_ok": checks["deadline_ok"],
         "lead_ok": checks["lead_ok"],
         "budget_ok": checks["budget_ok"],
@@ -218,10 +224,11 @@ def _quantile_columns(s, o, wall_days, lead, runs, prices, band) -> dict[str, di
 def _moving_checks(
     s: Scenario, o: pd.DataFrame, busy_hours, lead_days, ttr_days, first_year_usd, per_run_usd
 ) -> dict[str, np.ndarray]:
-    """The constraints that move with the factors: the year's runs fit in a year (at the median),
-    the deadline (lead time included) and the budget, both with the run time at the scenario's
-    confidence quantile (``ttr_days``, ``first_year_usd``), the lead-time tolerance; ``feasible``
-    adds the static ones and a finite cost."""
+    """The constraints that move with the factors: the year's runs fit in a year, the deadline
+    (lead time included) and the budget, all three with the run time at the scenario's confidence
+    quantile (``busy_hours``, ``ttr_days``, ``first_year_usd``; before 2026-12-03 the year's runs
+    were checked at the median, so a pick whose runs fitted the year with 55 % probability passed),
+    the lead-time tolerance; ``feasible`` adds the static ones and a finite cost."""
     fits_year = busy_hours <= HOURS_PER_YEAR * (1 + 1e-9)
     deadline_ok = ttr_days <= s.deadline_days
     lead_ok = (
@@ -393,7 +400,7 @@ def cost_per_year_curve(s: Scenario, o: pd.DataFrame, runs_per_year) -> pd.DataF
     """Cost per year of each option in ``o`` at each of ``runs_per_year`` [runs/yr]: one
     :func:`evaluate_arrays` call over a ``(runs, options)`` grid. Long table: ``runs_per_year``,
     ``acquisition``, ``cost_per_year_usd``, ``schedule_fits_year`` (the runs fit in a year's
-    :data:`workbook.units.HOURS_PER_YEAR`)."""
+    :data:`workbook.units.HOURS_PER_YEAR` at the run time's confidence quantile)."""
     runs = np.asarray(runs_per_year, float)
     ev = evaluate_arrays(s, o, runs_factor=(runs / s.runs_per_year)[:, None])
     shape = (len(runs), len(o))

@@ -20,6 +20,7 @@ from ..text import (
     probability_text,
     runs_text,
 )
+from ..units import DAYS_PER_YEAR, HOURS_PER_DAY, HOURS_PER_YEAR
 from .band_reason import BandBasis, band_reason, band_text
 from .bill import software_reason
 from .evaluate import TieRule
@@ -74,12 +75,25 @@ def _deadline_reasons(s: Scenario, o: pd.DataFrame) -> np.ndarray:
         o["p_deadline"],
     )
     year = ~o["schedule_fits_year"].to_numpy(bool)
-    runs, do = runs_text(s.runs_per_year), "does" if s.runs_per_year == 1 else "do"
+    wall, p_year = o["wall_days"].to_numpy(float)[year], o["p_schedule"].to_numpy(float)[year]
     deadline[year] = [
-        f"{runs} of {w:,.0f} days {do} not fit in a year" + (f"; {d}" if d else "")
-        for w, d in zip(o["wall_days"].to_numpy(float)[year], deadline[year])
+        _year_reason(s, w, p, need) + (f"; {d}" if d else "")
+        for w, p, d in zip(wall, p_year, deadline[year])
     ]
     return deadline
+
+
+def _year_reason(s: Scenario, wall_days: float, p: float, need: str) -> str:
+    """Why the year's runs do not fit in it: over the year at the median (``1 run of 475 days does
+    not fit in a year``), or inside it at the median with too little probability."""
+    runs = runs_text(s.runs_per_year)
+    if wall_days * s.runs_per_year * HOURS_PER_DAY > HOURS_PER_YEAR * (1 + 1e-9):
+        do = "does" if s.runs_per_year == 1 else "do"
+        return f"{runs} of {duration_text(wall_days)} {do} not fit in a year"
+    return (
+        f"{runs} of {duration_text(wall_days)} (median) fit in a year with {probability_text(p)} "
+        f"probability, {need}"
+    )
 
 
 def _shortfall(s: Scenario, o: pd.DataFrame) -> pd.Series:
@@ -95,8 +109,8 @@ def _shortfall(s: Scenario, o: pd.DataFrame) -> pd.Series:
     with np.errstate(divide="ignore", invalid="ignore"):
         over_time = np.log(np.maximum(1.0, o["time_to_result_days"] / s.deadline_days))
         over_budget = np.log(np.maximum(1.0, o["first_year_cost_usd"] / max(s.budget_usd, 1.0)))
-    short_p = np.maximum(0.0, s.confidence - o["p_deadline"]) + np.maximum(
-        0.0, s.confidence - o["p_budget"]
+    short_p = sum(
+        np.maximum(0.0, s.confidence - o[p]) for p in ("p_deadline", "p_budget", "p_schedule")
     )  # missing the confidence by a little is nearer than by a lot, at the same median
     return (
         10.0 * static_fail
@@ -169,11 +183,17 @@ def pick_sentence(s: Scenario, top: pd.Series) -> str:
 
 def deadline_odds_text(s: Scenario, r: pd.Series) -> str:
     """``finishes by day 120 with 86 % probability`` (and the budget's where it is not over
-    99 %)."""
+    99 %, and the year's runs' chance of fitting in the year where there are several and it is not
+    over 99 %: ``its 6 runs fit in the year with 93 %``)."""
     p = probability_text(r["p_deadline"])
     text = f"finishes by day {s.deadline_days:g} with {p} probability"
     if r["p_budget"] <= 0.99:
         text += f", within the budget with {probability_text(r['p_budget'])}"
+    if s.runs_per_year > 1 and r["p_schedule"] <= 0.99:
+        text += (
+            f", its {runs_text(s.runs_per_year)} fit in the year with "
+            f"{probability_text(r['p_schedule'])}"
+        )
     return text
 
 
@@ -308,10 +328,15 @@ def why_top(
 
 
 def _objective_reason(s: Scenario, best: pd.Series, n_feasible: int) -> str:
+    year = (
+        f", {probability_text(best['p_schedule'])} for the year's {runs_text(s.runs_per_year)}"
+        if s.runs_per_year > 1
+        else ""
+    )
     odds = (
         f"with at least {probability_text(s.confidence)} probability (this one: "
         f"{probability_text(best['p_deadline'])} for the deadline, "
-        f"{probability_text(best['p_budget'])} for the budget)"
+        f"{probability_text(best['p_budget'])} for the budget{year})"
     )
     if s.objective == "cheapest-within-deadline":
         return (
@@ -392,8 +417,22 @@ def _slow_end_reason(s: Scenario, best: pd.Series, robust: pd.Series | None) -> 
         )
     return (
         "At the slow end of its band (the 90th percentile): "
-        f"{days_text(slow)} per run, {days_text(ttr)} to a finished run, {verdict}." + alternative
+        f"{days_text(slow)} per run, {days_text(ttr)} to a finished run, {verdict}"
+        f"{_slow_year_text(s, slow)}." + alternative
     )
+
+
+def _slow_year_text(s: Scenario, slow_days: float) -> str:
+    """The year's runs at the slow end's pace, against the year ('' for one run a year)."""
+    if s.runs_per_year <= 1:
+        return ""
+    year = slow_days * s.runs_per_year
+    over = (
+        f"{days_text(year - DAYS_PER_YEAR)} more than the year"
+        if year > DAYS_PER_YEAR
+        else "inside the year"
+    )
+    return f"; its {runs_text(s.runs_per_year)} a year take {days_text(year)} at that pace, {over}"
 
 
 def _memory_reason(best: pd.Series) -> str:

@@ -38,13 +38,15 @@ BAND_COLUMNS = [
     "cost_per_run_usd_p90",
     "p_deadline",
     "p_budget",
+    "p_schedule",
 ]
 
 
 def option_bands(rec, n: int = RISK_OPTIONS) -> pd.DataFrame:
     """The pick and its runners-up (at most ``n`` rows, the pick first) with the p10 / p50 / p90
     of their days to a finished run, lead time included [days], of their first year's cost and
-    cost per run [USD], and ``p_deadline`` / ``p_budget`` [probability]. Empty with no pick."""
+    cost per run [USD], and ``p_deadline`` / ``p_budget`` / ``p_schedule`` (the year's runs fit in
+    it) [probability]. Empty with no pick."""
     if rec.top is None:
         return pd.DataFrame(columns=BAND_COLUMNS)
     o, s = rec.options, rec.scenario
@@ -76,6 +78,7 @@ def option_bands(rec, n: int = RISK_OPTIONS) -> pd.DataFrame:
             "cost_per_run_usd_p90": rows["cost_per_run_usd_p90"].to_numpy(float),
             "p_deadline": rows["p_deadline"].to_numpy(float),
             "p_budget": rows["p_budget"].to_numpy(float),
+            "p_schedule": rows["p_schedule"].to_numpy(float),
         }
     )
     return d[BAND_COLUMNS]

@@ -190,8 +190,9 @@ class Scenario(BaseModel):
         ge=CONFIDENCE_RANGE[0],
         le=CONFIDENCE_RANGE[1],
         description=(
-            "An option meets the deadline (lead time included) and the budget when it does so "
-            "with at least this probability, from the band of its run time [probability]."
+            "An option meets the deadline (lead time included), the budget and the year's runs "
+            "(they fit in a year) when it does so with at least this probability, from the band "
+            "of its run time [probability]."
         ),
     )
     lead_time_tolerance_weeks: Optional[float] = Field(

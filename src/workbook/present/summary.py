@@ -219,6 +219,11 @@ def deadline_text(s: Scenario, rec: Recommendation) -> str:
     p, need = float(top["p_deadline"]), probability_text(s.confidence)
     late = top["time_to_result_days_p90"]
     tail = f"at the slow end of its band (p90) it finishes on day {days_text(late, unit=False)}"
+    if s.runs_per_year > 1:
+        tail += (
+            f"; its {runs_text(s.runs_per_year)} fit in the year with "
+            f"{probability_text(float(top['p_schedule']))} probability"
+        )
     if p >= s.confidence:
         return f"met with {probability_text(p)} probability ({need} required); {tail}"
     chance = f"{probability_text(p)} probability of a finished run by then ({need} required)"

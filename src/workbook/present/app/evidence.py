@@ -13,7 +13,7 @@ import pandas as pd
 
 from ...catalog import Catalog
 from ...decide import Recommendation, monte_carlo_draws, option_bands, option_row
-from ...text import probability_text, snapshot_line
+from ...text import probability_text, runs_text, snapshot_line
 from ..breakdown import bill_frame
 from ..format import escape, html_table, usd_short
 from ..memo import tornado_table
@@ -38,6 +38,11 @@ def risk_line_html(rec: Recommendation) -> str:
         f"{usd_short(s.budget_usd)} (p10-p90: {usd_short(r['first_year_usd_p10'])} - "
         f"{usd_short(r['first_year_usd_p90'])})",
     ]
+    if s.runs_per_year > 1:
+        parts.append(
+            f"<b>{probability_text(r['p_schedule'])}</b> chance the year's "
+            f"{runs_text(s.runs_per_year)} fit in it"
+        )
     return (
         "<div class='wb-risk' id='wb-risk'>"
         + " &middot; ".join(parts)
