@@ -150,3 +150,20 @@ def test_a_reservation_whose_year_of_runs_fits_only_at_the_median_is_not_picked(
     top = option_row(rec.options, rec.top.accelerator, rec.top.n_gpus, rec.top.acquisition)
     assert top["p_schedule"] >= 0.8
     assert (rec.top.accelerator, rec.top.n_gpus) != ("b200-hgx", 4)
+
+
+def test_a_bought_pick_that_renting_would_beat_says_why_it_is_not_rented(recs):
+    """series-a-healthcare-17b-lora allows only buying: its 2 A6000 bought cost $188 a run against
+    $159 rented on demand (renting is cheaper at 50 runs a year, below the break-even), so the
+    rent-vs-buy reason says why the cheaper way is not the pick instead of leaving it unsaid."""
+    rec = recs["series-a-healthcare-17b-lora"]
+    s = rec.scenario
+    assert "rent-on-demand" not in s.acquisition_modes
+    rented = option_row(rec.options, "rtx-a6000", 2, "rent-on-demand")
+    assert rented["cost_per_run_usd"] < rec.top.cost_per_run_usd
+    assert rec.breakeven_runs_per_year > s.runs_per_year
+    line = next(r for r in rec.reasons if r.startswith("Rent vs buy at this size"))
+    assert line.endswith(
+        "at your 50 renting is cheaper, but renting it on demand fails on: acquisition mode not "
+        "allowed in this scenario."
+    )

@@ -296,7 +296,7 @@ def why_top(
     best: pd.Series,
     n_feasible: int,
     breakeven: float,
-    buy_failed: str,
+    other_failed: str,
     basis: BandBasis,
     robust: pd.Series | None = None,
     objective_best: pd.Series | None = None,
@@ -307,7 +307,8 @@ def why_top(
     dominance ``rule`` that decided), the time factor, the pick's time band and where it comes from
     (``basis``), its slow end (p90) against the deadline (``robust``: the best-ranked option that
     would still make it), memory, the budget, rent vs buy at ``breakeven`` runs a year
-    (``buy_failed``: why buying the same cluster fails), the price basis and, for an owned
+    (``other_failed``: why the same cluster fails the other way: bought for a rented pick,
+    rented on demand for a bought one), the price basis and, for an owned
     cluster, its power."""
     tie = objective_best is not None and rule is not None
     reasons = (
@@ -319,7 +320,7 @@ def why_top(
         _slow_end_reason(s, best, robust),
         _memory_reason(best),
         _budget_reason(s, best),
-        _rent_vs_buy_reason(s, best, breakeven, buy_failed),
+        _rent_vs_buy_reason(s, best, breakeven, other_failed),
         software_reason(best),
         _price_basis_reason(best),
         _power_reason(s, best),
@@ -328,11 +329,10 @@ def why_top(
 
 
 def _objective_reason(s: Scenario, best: pd.Series, n_feasible: int) -> str:
-    year = (
-        f", {probability_text(best['p_schedule'])} for the year's {runs_text(s.runs_per_year)}"
-        if s.runs_per_year > 1
-        else ""
-    )
+    several = s.runs_per_year > 1
+    runs = runs_text(s.runs_per_year)
+    year = f", {probability_text(best['p_schedule'])} for the year's {runs}" if several else ""
+    fit = f", and fit {runs} in a year," if several else ""
     odds = (
         f"with at least {probability_text(s.confidence)} probability (this one: "
         f"{probability_text(best['p_deadline'])} for the deadline, "
@@ -341,12 +341,12 @@ def _objective_reason(s: Scenario, best: pd.Series, n_feasible: int) -> str:
     if s.objective == "cheapest-within-deadline":
         return (
             f"Cheapest of {n_feasible:,} feasible options that finish within the "
-            f"{s.deadline_days:g}-day deadline and the budget {odds} (lead time "
+            f"{s.deadline_days:g}-day deadline and the budget{fit} {odds} (lead time "
             f"{best['lead_time_days']:,.0f} days + run {best['wall_days']:,.1f} days, median)."
         )
     return (
         f"Fastest of {n_feasible:,} feasible options within the ${s.budget_usd:,.0f} first-year "
-        f"budget and the {s.deadline_days:g}-day deadline {odds} "
+        f"budget and the {s.deadline_days:g}-day deadline{fit} {odds} "
         f"({best['time_to_result_days']:,.1f} days to a finished run at the median, lead time "
         "included)."
     )
@@ -450,17 +450,21 @@ def _budget_reason(s: Scenario, best: pd.Series) -> str:
 
 
 def _rent_vs_buy_reason(
-    s: Scenario, best: pd.Series, breakeven: float, buy_failed: str
+    s: Scenario, best: pd.Series, breakeven: float, other_failed: str
 ) -> str | None:
+    """Where buying the pick's cluster breaks even with renting it on demand, and, when the cheaper
+    way is not the pick's, why it fails (``other_failed``)."""
     if not math.isfinite(breakeven):
         return None
-    verdict = "buying would pay off" if s.runs_per_year >= breakeven else "renting is cheaper"
+    buy_pays = s.runs_per_year >= breakeven
+    verdict = "buying would pay off" if buy_pays else "renting is cheaper"
     line = (
         f"Rent vs buy at this size: buying breaks even at {breakeven:,.1f} runs a year; at your "
         f"{s.runs_per_year:g} {verdict}"
     )
-    if not best["is_buy"] and s.runs_per_year >= breakeven and buy_failed:
-        line += f", but buying it fails on: {buy_failed}"
+    if other_failed and buy_pays != bool(best["is_buy"]):
+        other = "renting it on demand" if best["is_buy"] else "buying it"
+        line += f", but {other} fails on: {other_failed}"
     return line + "."
 
 

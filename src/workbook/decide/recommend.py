@@ -292,8 +292,11 @@ def explain_pick(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog) -
     top.sentence = pick_sentence(s, best)
     if not best["price_sourced"]:
         top.sentence += estimate_caveat(best, sourced_pick(s, o, ranking.rule))
-    buy_row = option_row(o, best["accelerator"], best["n_gpus"], "buy-new")
-    buy_failed = buy_row["failed"] if buy_row is not None else ""
+    # The same cluster the other way (bought for a rented pick, rented on demand for a bought
+    # one): why it fails, for the rent-vs-buy reason.
+    other = "rent-on-demand" if best["is_buy"] else "buy-new"
+    other_row = option_row(o, best["accelerator"], best["n_gpus"], other)
+    other_failed = other_row["failed"] if other_row is not None else ""
     robust = robust_option(s, o, ranked_pos)
     first = None if ranking.objective_best is None else o.iloc[ranking.objective_best]
     reasons = why_top(
@@ -301,7 +304,7 @@ def explain_pick(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog) -
         best,
         len(ranked_pos),
         breakeven,
-        buy_failed,
+        other_failed,
         band_basis(cat),
         robust,
         first,
