@@ -29,6 +29,7 @@ from ..units import (
     TOKENS_PER_MILLION,
 )
 from . import ledger
+from .delivery import deadline_probability
 from .ledger import Factors
 from .scenario import Scenario
 
@@ -59,6 +60,7 @@ def evaluate_arrays(
     lead_time_factor=1.0,
     runs_factor=1.0,
     quantiles: bool = False,
+    delivery_band: bool = True,
     **price_factors,
 ) -> dict:
     """Times, costs, budget and deadline checks of every option as numpy arrays.
@@ -83,7 +85,10 @@ def evaluate_arrays(
     of a first year within the budget and of the year's runs fitting in a year (the band's error is
     the estimate's, so every run of the year shares it), and the deadline, budget and year checks
     hold when they are at least :attr:`Scenario.confidence` (evaluated at the band's
-    ``confidence`` quantile of run time).
+    ``confidence`` quantile of run time). A new cluster's delivery is uncertain too:
+    ``p_deadline`` integrates its band (:mod:`.delivery`), whose median ``lead_time_factor``
+    scales with the rest of the wait, unless ``delivery_band`` is False (the Monte Carlo, whose
+    draws of ``lead_time_factor`` are that uncertainty already: not counted twice).
     ``quantiles`` adds the p10 and p90 of days, time to result and cost per run (the ``_p10`` /
     ``_p90`` columns).
     """
@@ -97,20 +102,15 @@ def evaluate_arrays(
     med = _costs(s, o, wall_days, runs, *prices)
     m_conf = quantile_multiplier(s.confidence, *band)
     conf = _costs(s, o, wall_days * m_conf, runs, *prices)
-    p_deadline = probability_within((s.deadline_days - lead) / wall_days, *band)
+    p_deadline, deadline_ok = _deadline(
+        s, o, lead, wall_days, band, m_conf, lead_time_factor if delivery_band else None
+    )
     p_budget = _budget_probability(s, o, wall_days, runs, prices, med, conf, m_conf, band)
     busy_hours = np.nan_to_num(wall_days * HOURS_PER_DAY, nan=0.0) * runs
     with np.errstate(divide="ignore"):  # no busy hours: the runs fit whatever the band
         p_schedule = probability_within(HOURS_PER_YEAR * (1 + 1e-9) / busy_hours, *band)
-    checks = _moving_checks(
-        s,
-        o,
-        busy_hours * m_conf,
-        lead,
-        lead + wall_days * m_conf,
-        conf["first_year"],
-        med["per_run"],
-    )
+    year_and_money = (busy_hours * m_conf, lead, deadline_ok, conf["first_year"], med["per_run"])
+    checks = _moving_checks(s, o, *year_and_money)
     q = _quantile_columns(s, o, wall_days, lead, runs, prices, band) if quantiles else {}
     energy_kwh = _floats(o, "it_kw") * _floats(o, "run_pue") * wall_days * HOURS_PER_DAY
     return {
@@ -221,18 +221,34 @@ def _quantile_columns(s, o, wall_days, lead, runs, prices, band) -> dict[str, di
     return out
 
 
+def _deadline(s: Scenario, o, lead, wall_days, band, m_conf, lead_factor):
+    """``p_deadline`` and whether it reaches the confidence. A new cluster's delivery counts as
+    its band (:mod:`.delivery`, its median x ``lead_factor``), and the check is the probability
+    itself. With ``lead_factor`` None (no delivery band), and for every option whose wait has no
+    spread, the check is the run at its confidence quantile after the wait, as before."""
+    if lead_factor is None:
+        p = probability_within((s.deadline_days - lead) / wall_days, *band)
+        return p, lead + wall_days * m_conf <= s.deadline_days
+    spread = (_floats(o, "delivery_sigma_below"), _floats(o, "delivery_sigma_above"))
+    d = _floats(o, "delivery_days") * np.asarray(lead_factor, float)
+    p = deadline_probability(s.deadline_days - lead, d, *spread, wall_days, *band)
+    point = ~((d > 0) & ((spread[0] > 0) | (spread[1] > 0)))
+    ok = np.where(point, lead + wall_days * m_conf <= s.deadline_days, p >= s.confidence - 1e-12)
+    return p, ok
+
+
 def _moving_checks(
-    s: Scenario, o: pd.DataFrame, busy_hours, lead_days, ttr_days, first_year_usd, per_run_usd
+    s: Scenario, o: pd.DataFrame, busy_hours, lead_days, deadline_ok, first_year_usd, per_run_usd
 ) -> dict[str, np.ndarray]:
     """The constraints that move with the factors: the year's runs fit in a year, the deadline
-    (lead time included) and the budget, all three with the run time at the scenario's confidence
-    quantile (``busy_hours``, ``ttr_days``, ``first_year_usd``; before 2026-12-03 the year's runs
-    were checked at the median, so a pick whose runs fitted the year with 55 % probability passed),
-    the lead-time tolerance; ``feasible`` adds the static ones and a finite cost."""
+    (lead time included: ``deadline_ok``, :func:`_deadline`) and the budget, all three with the
+    run time at the scenario's confidence quantile (``busy_hours``, ``first_year_usd``; before
+    2026-12-03 the year's runs were checked at the median, so a pick whose runs fitted the year
+    with 55 % probability passed), the lead-time tolerance; ``feasible`` adds the static ones and a
+    finite cost."""
     fits_year = busy_hours <= HOURS_PER_YEAR * (1 + 1e-9)
-    deadline_ok = ttr_days <= s.deadline_days
     lead_ok = (
-        np.ones_like(ttr_days, bool)
+        np.ones_like(deadline_ok, bool)
         if s.lead_time_tolerance_weeks is None
         else lead_days <= s.lead_time_tolerance_weeks * DAYS_PER_WEEK
     )

@@ -23,6 +23,7 @@ from ..text import (
 from ..units import DAYS_PER_YEAR, HOURS_PER_DAY, HOURS_PER_YEAR
 from .band_reason import BandBasis, band_reason, band_text
 from .bill import software_reason
+from .delivery import delivery_reason
 from .evaluate import TieRule
 from .feasibility import CONSTRAINTS, reason_texts
 from .options import Option
@@ -318,6 +319,7 @@ def why_top(
         _time_factor_reason(s, best),
         band_reason(best, basis),
         _slow_end_reason(s, best, robust),
+        delivery_reason(best),
         _memory_reason(best),
         _budget_reason(s, best),
         _rent_vs_buy_reason(s, best, breakeven, other_failed),

@@ -21,6 +21,7 @@ from ..text import layout_labels
 from ..units import DAYS_PER_WEEK, WEEKS_PER_YEAR
 from .allowed import ACQUISITIONS
 from .bill import bill_columns
+from .delivery import DELIVERY_COLUMNS, delivery_spreads
 from .feasibility import static_feasibility
 from .scenario import Scenario
 
@@ -443,6 +444,7 @@ def per_mode(s: Scenario, base: pd.DataFrame, cat: Catalog, a: dict, site: dict)
     lead_days = DAYS_PER_WEEK * (
         _lead_time_weeks(cat, mode, o["lead_time_weeks_new"].to_numpy(float)) + port_weeks
     )
+    delivery = delivery_spreads(cat, acc_ids, mode == "buy-new")
     team_usd_per_year = a["porting_engineers"] * a["engineer_cost_usd_per_year"]
     engineers_usd_per_week = team_usd_per_year / WEEKS_PER_YEAR
     port_usd = port_weeks * engineers_usd_per_week
@@ -466,6 +468,7 @@ def per_mode(s: Scenario, base: pd.DataFrame, cat: Catalog, a: dict, site: dict)
         pue=np.where(retro, cat.param("facility", "pue_liquid"), site["pue"]),
         lead_time_days=lead_days,
         base_lead_time_days=lead_days,
+        **dict(zip(DELIVERY_COLUMNS, delivery)),
         porting_weeks=port_weeks,
         porting_usd=port_usd,
         spot_overhead=np.where(mode == "rent-spot", a["spot_preemption_overhead"], 0.0),

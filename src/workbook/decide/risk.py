@@ -16,6 +16,7 @@ import pandas as pd
 
 from ..model import BAND_QUANTILES, quantile_multiplier
 from ..text import option_labels
+from .delivery import finish_day_quantiles
 from .evaluate import evaluate_arrays, option_position
 
 #: How many options the risk pictures show: the pick and its runners-up (three at most).
@@ -45,7 +46,8 @@ BAND_COLUMNS = [
 def option_bands(rec, n: int = RISK_OPTIONS) -> pd.DataFrame:
     """The pick and its runners-up (at most ``n`` rows, the pick first) with the p10 / p50 / p90
     of their days to a finished run, lead time included [days], of their first year's cost and
-    cost per run [USD], and ``p_deadline`` / ``p_budget`` / ``p_schedule`` (the year's runs fit in
+    cost per run [USD] (the days count a new cluster's delivery band: :func:`_finish_days`), and
+    ``p_deadline`` / ``p_budget`` / ``p_schedule`` (the year's runs fit in
     it) [probability]. Empty with no pick."""
     if rec.top is None:
         return pd.DataFrame(columns=BAND_COLUMNS)
@@ -60,6 +62,7 @@ def option_bands(rec, n: int = RISK_OPTIONS) -> pd.DataFrame:
         ]
         for tag, q in (("p10", BAND_QUANTILES[0]), ("p90", BAND_QUANTILES[-1]))
     }
+    days = _finish_days(rows)
     d = pd.DataFrame(
         {
             "option": option_labels(rows).to_numpy(object),
@@ -67,9 +70,9 @@ def option_bands(rec, n: int = RISK_OPTIONS) -> pd.DataFrame:
             "name": rows["name"].to_numpy(object),
             "acquisition": rows["acquisition"].to_numpy(object),
             "pick": np.arange(len(rows)) == 0,
-            "days_p10": rows["time_to_result_days_p10"].to_numpy(float),
-            "days_p50": rows["time_to_result_days"].to_numpy(float),
-            "days_p90": rows["time_to_result_days_p90"].to_numpy(float),
+            "days_p10": days[0.1],
+            "days_p50": days[0.5],
+            "days_p90": days[0.9],
             "first_year_usd_p10": np.asarray(first_year["p10"], float),
             "first_year_usd_p50": rows["first_year_cost_usd"].to_numpy(float),
             "first_year_usd_p90": np.asarray(first_year["p90"], float),
@@ -82,3 +85,22 @@ def option_bands(rec, n: int = RISK_OPTIONS) -> pd.DataFrame:
         }
     )
     return d[BAND_COLUMNS]
+
+
+def _finish_days(rows: pd.DataFrame) -> dict[float, np.ndarray]:
+    """p10 / p50 / p90 of the day a run finishes: the wait plus the run's band, and, for a new
+    cluster whose delivery is a band, the quantiles of both together
+    (:func:`.delivery.finish_day_quantiles`), so that they agree with ``p_deadline``."""
+    point = {
+        0.1: rows["time_to_result_days_p10"].to_numpy(float),
+        0.5: rows["time_to_result_days"].to_numpy(float),
+        0.9: rows["time_to_result_days_p90"].to_numpy(float),
+    }
+    spread = rows["delivery_sigma_below"].to_numpy(float) + rows["delivery_sigma_above"].to_numpy(
+        float
+    )
+    banded = (rows["delivery_days"].to_numpy(float) > 0) & (spread > 0)
+    if not banded.any():
+        return point
+    both = finish_day_quantiles(rows, tuple(point))
+    return {q: np.where(banded, both[q], point[q]) for q in point}

@@ -312,7 +312,8 @@ def monte_carlo(rec, cat: Catalog, samples: int | None = None, seed: int = 0) ->
     winners = []
     for start in range(0, samples, MONTE_CARLO_CHUNK):
         chunk = {k: v[start : start + MONTE_CARLO_CHUNK] for k, v in draws.items()}
-        ev = evaluate_arrays(s, sub, **chunk)
+        # The draws of lead_time_factor are the delivery's uncertainty here: no band on top.
+        ev = evaluate_arrays(s, sub, **chunk, delivery_band=False)
         winners.extend(best_index(s, sub, ev, rule))
     labels = option_labels(sub).to_numpy(object)
     picks = pd.Series([_pick(labels, int(i)) for i in winners])

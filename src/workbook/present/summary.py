@@ -17,7 +17,14 @@ from importlib.metadata import PackageNotFoundError, version
 
 import pandas as pd
 
-from ..decide import Recommendation, Scenario, article_comparison, option_row, presets
+from ..decide import (
+    Recommendation,
+    Scenario,
+    article_comparison,
+    option_bands,
+    option_row,
+    presets,
+)
 from ..text import (
     MODE_PHRASE,
     co2e_text,
@@ -217,7 +224,7 @@ def deadline_text(s: Scenario, rec: Recommendation) -> str:
     not at (a typical median already includes the runs' median)."""
     top = option_row(rec.options, rec.top.accelerator, rec.top.n_gpus, rec.top.acquisition)
     p, need = float(top["p_deadline"]), probability_text(s.confidence)
-    late = top["time_to_result_days_p90"]
+    late = float(option_bands(rec, n=1).iloc[0]["days_p90"])  # a new cluster's delivery counted
     tail = f"at the slow end of its band (p90) it finishes on day {days_text(late, unit=False)}"
     if s.runs_per_year > 1:
         tail += (

@@ -72,7 +72,7 @@ FIELDS: dict[str, list[tuple[str, str, str, Any]]] = {
     "budget": [
         ("budget_usd", "Budget, first year (USD)", "float", 1),
         ("deadline_days", "Deadline (days, incl. lead time)", "float", 1),
-        ("confidence", "Confidence (deadline, budget)", "float", 1),
+        ("confidence", "Confidence (deadline, budget, year)", "float", 1),
         ("runs_per_year", "Runs per year", "float", 1),
         ("objective", "Objective", "choice", OBJECTIVES),
         ("acquisition_modes", "Ways to get GPUs", "multi", ACQUISITIONS),
