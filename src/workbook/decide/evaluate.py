@@ -90,7 +90,8 @@ def evaluate_arrays(
     scales with the rest of the wait, unless ``delivery_band`` is False (the Monte Carlo, whose
     draws of ``lead_time_factor`` are that uncertainty already: not counted twice).
     ``quantiles`` adds the p10 and p90 of days, time to result and cost per run (the ``_p10`` /
-    ``_p90`` columns).
+    ``_p90`` columns) and ``p_schedule`` (the frame's; the tornado and the Monte Carlo do not
+    read them).
     """
     runs = s.runs_per_year * np.asarray(runs_factor, float)
     o = _Columns(o)
@@ -103,15 +104,16 @@ def evaluate_arrays(
     m_conf = quantile_multiplier(s.confidence, *band)
     conf = _costs(s, o, wall_days * m_conf, runs, *prices)
     p_deadline, deadline_ok = _deadline(
-        s, o, lead, wall_days, band, m_conf, lead_time_factor if delivery_band else None
+        s, o, lead, wall_days, band, m_conf, lead_time_factor if delivery_band else None, quantiles
     )
     p_budget = _budget_probability(s, o, wall_days, runs, prices, med, conf, m_conf, band)
     busy_hours = np.nan_to_num(wall_days * HOURS_PER_DAY, nan=0.0) * runs
-    with np.errstate(divide="ignore"):  # no busy hours: the runs fit whatever the band
-        p_schedule = probability_within(HOURS_PER_YEAR * (1 + 1e-9) / busy_hours, *band)
     year_and_money = (busy_hours * m_conf, lead, deadline_ok, conf["first_year"], med["per_run"])
     checks = _moving_checks(s, o, *year_and_money)
     q = _quantile_columns(s, o, wall_days, lead, runs, prices, band) if quantiles else {}
+    if quantiles:  # (only the frame reads it: not computed for the sensitivity's draws)
+        with np.errstate(divide="ignore"):  # no busy hours: the runs fit whatever the band
+            q["p_schedule"] = probability_within(HOURS_PER_YEAR * (1 + 1e-9) / busy_hours, *band)
     energy_kwh = _floats(o, "it_kw") * _floats(o, "run_pue") * wall_days * HOURS_PER_DAY
     return {
         "wall_days": wall_days,
@@ -130,7 +132,7 @@ def evaluate_arrays(
         "co2e_kg": energy_kwh * _floats(o, "grid_kg_co2e_per_kwh"),
         "p_deadline": p_deadline,
         "p_budget": p_budget,
-        "p_schedule": p_schedule,
+        **({"p_schedule": q["p_schedule"]} if quantiles else {}),
         "deadline_ok": checks["deadline_ok"],
         "lead_ok": checks["lead_ok"],
         "budget_ok": checks["budget_ok"],
@@ -221,18 +223,23 @@ def _quantile_columns(s, o, wall_days, lead, runs, prices, band) -> dict[str, di
     return out
 
 
-def _deadline(s: Scenario, o, lead, wall_days, band, m_conf, lead_factor):
+def _deadline(s: Scenario, o, lead, wall_days, band, m_conf, lead_factor, every_row: bool):
     """``p_deadline`` and whether it reaches the confidence. A new cluster's delivery counts as
     its band (:mod:`.delivery`, its median x ``lead_factor``), and the check is the probability
     itself. With ``lead_factor`` None (no delivery band), and for every option whose wait has no
-    spread, the check is the run at its confidence quantile after the wait, as before."""
+    spread, the check is the run at its confidence quantile after the wait, as before. Unless
+    ``every_row`` (the options frame), the band is integrated only for the options that pass the
+    static constraints: the others are infeasible whatever their probability."""
     if lead_factor is None:
         p = probability_within((s.deadline_days - lead) / wall_days, *band)
         return p, lead + wall_days * m_conf <= s.deadline_days
     spread = (_floats(o, "delivery_sigma_below"), _floats(o, "delivery_sigma_above"))
     d = _floats(o, "delivery_days") * np.asarray(lead_factor, float)
-    p = deadline_probability(s.deadline_days - lead, d, *spread, wall_days, *band)
+    only = None if every_row else np.asarray(o["static_ok"], bool)
+    p = deadline_probability(s.deadline_days - lead, d, *spread, wall_days, *band, only)
     point = ~((d > 0) & ((spread[0] > 0) | (spread[1] > 0)))
+    if only is not None:
+        point = point | ~only  # (infeasible anyway: the static checks fail)
     ok = np.where(point, lead + wall_days * m_conf <= s.deadline_days, p >= s.confidence - 1e-12)
     return p, ok
 
