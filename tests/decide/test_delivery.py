@@ -32,7 +32,7 @@ def test_a_certain_run_leaves_the_delivery_alone():
     365 - 14 - 225 = 126 days, P = Phi(ln(126 / 84) / (ln(26 / 12) / 1.2816)) = Phi(0.672)
     = 0.749."""
     lo, hi = math.log(12 / 8) / Z90, math.log(26 / 12) / Z90
-    p = delivery.deadline_probability(365 - 98, 84, lo, hi, 225, 1e-9, 1e-9)
+    p = delivery.deadline_probability(365 - 98, (84, lo, hi), 225, (1e-9, 1e-9))
     expected = NormalDist().cdf(math.log(126 / 84) / hi)
     assert expected == pytest.approx(0.749, abs=5e-4)
     assert float(p) == pytest.approx(expected, abs=0.002)
@@ -44,7 +44,7 @@ def test_the_integral_matches_sampling_and_a_finer_grid():
     points within 0.2."""
     d, d_lo, d_hi = 84.0, math.log(12 / 8) / Z90, math.log(43 / 12) / Z90
     slack, wall, s_lo, s_hi = 365 - 98, 200.0, 0.3, 0.5
-    p = float(delivery.deadline_probability(slack, d, d_lo, d_hi, wall, s_lo, s_hi))
+    p = float(delivery.deadline_probability(slack, (d, d_lo, d_hi), wall, (s_lo, s_hi)))
     rng = np.random.default_rng(1)
     z1, z2 = rng.standard_normal((2, 400_000))
     delivered = d * np.exp(z1 * np.where(z1 >= 0, d_hi, d_lo))
@@ -62,10 +62,10 @@ def test_the_integral_matches_sampling_and_a_finer_grid():
 def test_no_delivery_band_is_the_run_band_alone():
     """A rental (no delivery band) keeps P(run <= slack) exactly, in 1-D and 2-D."""
     slack, wall = np.array([30.0, 90.0]), np.array([25.0, 60.0])
-    p = delivery.deadline_probability(slack, 0.0, 0.0, 0.0, wall, 0.2, 0.4)
+    p = delivery.deadline_probability(slack, (0.0, 0.0, 0.0), wall, (0.2, 0.4))
     assert np.array_equal(p, probability_within(slack / wall, 0.2, 0.4))
     two = delivery.deadline_probability(
-        slack[None, :] * np.ones((3, 1)), 0.0, 0.0, 0.0, wall, 0.2, 0.4
+        slack[None, :] * np.ones((3, 1)), (0.0, 0.0, 0.0), wall, (0.2, 0.4)
     )
     assert two.shape == (3, 2) and np.array_equal(two[1], p)
 
@@ -121,9 +121,7 @@ def test_the_risk_lines_finish_days_count_the_delivery_band():
     band = (top["time_sigma_below"], top["time_sigma_above"])
     for q in ("p10", "p50", "p90"):
         day = b[f"days_{q}"]
-        p = delivery.deadline_probability(
-            day - top["lead_time_days"], *args, top["wall_days"], *band
-        )
+        p = delivery.deadline_probability(day - top["lead_time_days"], args, top["wall_days"], band)
         assert float(p) == pytest.approx(int(q[1:]) / 100, abs=1e-6)
     # The former column: 17 days of wait + the run's p90 9.35 days = day 26.35.
     assert b["days_p90"] > top["time_to_result_days_p90"] == pytest.approx(26.35, abs=0.01)

@@ -62,38 +62,18 @@ def delivery_spreads(
     return np.where(ok, value * DAYS_PER_WEEK, 0.0), below, above
 
 
-def deadline_probability(
-    slack_days,
-    delivery_days,
-    delivery_below,
-    delivery_above,
-    wall_days,
-    sigma_below,
-    sigma_above,
-    only=None,
-) -> np.ndarray:
-    """P(run <= ``slack_days`` + ``delivery_days`` - delivery) [probability]: the chance that the
-    run ends by the deadline when ``slack_days`` is the deadline less the whole wait at its median
-    (lead time) and the delivery varies by its band. Here the run is ``wall_days`` x its band,
-    and the delivery is ``delivery_days`` x its own band (``delivery_below`` / ``_above``).
-    Options whose delivery has no spread get ``probability_within(slack / wall)``, exactly as
-    before, and so do those outside ``only`` (a boolean mask, broadcast like the rest; None: all
-    rows): the sensitivity passes the options that can be feasible. Arrays broadcast; 2-D inputs
-    (Monte Carlo draws) are handled the same way."""
-    arrays = np.broadcast_arrays(
-        *(
-            np.asarray(x, float)
-            for x in (
-                slack_days,
-                delivery_days,
-                delivery_below,
-                delivery_above,
-                wall_days,
-                sigma_below,
-                sigma_above,
-            )
-        )
-    )
+def deadline_probability(slack_days, delivery, wall_days, run_band, only=None) -> np.ndarray:
+    """P(run <= ``slack_days`` + median delivery - delivery) [probability]: the chance that the run
+    ends by the deadline when ``slack_days`` is the deadline less the whole wait at its median
+    (lead time) and the delivery varies by its band. ``delivery``: its median [days] and its log
+    spreads below and above (:data:`DELIVERY_COLUMNS`); the run is ``wall_days`` x its band
+    (``run_band``: its log spreads below and above). Options whose delivery has no spread get
+    ``probability_within(slack / wall)``, exactly as before, and so do those outside ``only`` (a
+    boolean mask, broadcast like the rest; None: all rows): the sensitivity passes the options
+    that can be feasible. Arrays broadcast; 2-D inputs (Monte Carlo draws) are handled the same
+    way."""
+    values = (slack_days, *delivery, wall_days, *run_band)
+    arrays = np.broadcast_arrays(*(np.asarray(x, float) for x in values))
     shape = arrays[0].shape
     slack, d, d_lo, d_hi, wall, s_lo, s_hi = (a.ravel() for a in arrays)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -169,7 +149,7 @@ def finish_day_quantiles(rows, qs=(0.1, 0.9)) -> dict[float, np.ndarray]:
         lo, hi = np.zeros_like(lead), lead + far + wall * np.exp(3.5 * np.maximum(*band))
         for _ in range(60):  # 60 halvings: far below a day for any run
             mid = (lo + hi) / 2.0
-            below = deadline_probability(mid - lead, *args, wall, *band) < q
+            below = deadline_probability(mid - lead, args, wall, band) < q
             lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
         out[q] = np.where(np.isfinite(wall), (lo + hi) / 2.0, np.nan)
     return out

@@ -236,7 +236,7 @@ def _deadline(s: Scenario, o, lead, wall_days, band, m_conf, lead_factor, every_
     spread = (_floats(o, "delivery_sigma_below"), _floats(o, "delivery_sigma_above"))
     d = _floats(o, "delivery_days") * np.asarray(lead_factor, float)
     only = None if every_row else np.asarray(o["static_ok"], bool)
-    p = deadline_probability(s.deadline_days - lead, d, *spread, wall_days, *band, only)
+    p = deadline_probability(s.deadline_days - lead, (d, *spread), wall_days, band, only)
     point = ~((d > 0) & ((spread[0] > 0) | (spread[1] > 0)))
     if only is not None:
         point = point | ~only  # (infeasible anyway: the static checks fail)
