@@ -138,14 +138,11 @@ def finish_day_quantiles(rows, qs=(0.1, 0.9)) -> dict[float, np.ndarray]:
     no spread, the result is the wait plus the run's quantile."""
     lead = rows["lead_time_days"].to_numpy(float)
     wall = rows["wall_days"].to_numpy(float)
-    args = [
-        rows[c].to_numpy(float)
-        for c in ("delivery_days", "delivery_sigma_below", "delivery_sigma_above")
-    ]
+    args = [rows[c].to_numpy(float) for c in DELIVERY_COLUMNS]
     band = [rows[c].to_numpy(float) for c in ("time_sigma_below", "time_sigma_above")]
+    far = delivery_quantile_days(*args, 0.999) - args[0]  # the delivery's p99.9 past its median
     out = {}
     for q in qs:
-        far = delivery_quantile_days(args[0], args[1], args[2], 0.999) - args[0]
         lo, hi = np.zeros_like(lead), lead + far + wall * np.exp(3.5 * np.maximum(*band))
         for _ in range(60):  # 60 halvings: far below a day for any run
             mid = (lo + hi) / 2.0
