@@ -257,3 +257,21 @@ def test_a_tuned_pick_that_spreads_its_batch_thin_says_what_the_per_step_overhea
     assert any(said in r and "adds 6% to its time" in r for r in rec.reasons), rec.reasons
     for other in (thin.replace(software_stack="typical"), base.replace(software_stack="tuned")):
         assert not any("tokens a step" in r for r in recommend(other, sensitivity=False).reasons)
+
+
+def test_a_moe_pick_says_where_its_moe_factor_comes_from_when_the_levels_part():
+    """A typical MoE pick on B200 says its factor is Hopper's whole-run 0.70 carried by the MoE
+    benchmarks (0.3213 / 0.5211 = 62 % of H100's: 0.43); at the tuned level it says its factor
+    (B200's own 0.32) is below the typical level's, so a tuned stack is not the fast end for a
+    MoE. On H100, the part the whole-run factor was fitted on, the typical pick says neither."""
+    moe = presets["band-400b-plus"]
+    typical = recommend(moe.replace(accelerators=["b200-hgx"]), sensitivity=False).reasons
+    carried = (
+        "the MoE benchmarks put NVIDIA B200 (HGX B200, 180 GB) at 62% of H100's MoE efficiency"
+    )
+    assert any(f"{carried}, so it plans at 0.43." in r for r in typical)
+    tuned = moe.replace(accelerators=["b200-hgx"], software_stack="tuned")
+    below = "Its MoE factor at this level is 0.32, below the typical level's 0.43"
+    assert any(below in r for r in recommend(tuned, sensitivity=False).reasons)
+    h100 = recommend(moe.replace(accelerators=["h100-sxm"]), sensitivity=False).reasons
+    assert not any("MoE efficiency" in r or "MoE factor at this level" in r for r in h100)

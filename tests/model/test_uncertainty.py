@@ -199,3 +199,67 @@ def test_the_tuned_level_moves_its_own_hbm_bytes(a):
     assert a[TRAFFIC] == 800.0 and a[TUNED_TRAFFIC] == 800.0
     by_hand = 128 * 8192 * 32 * 4096 / (8 * 8e12 * a["memory_bw_efficiency"])
     assert df["memory_s"].tolist() == pytest.approx([800 * by_hand, 800 * by_hand, 750 * by_hand])
+
+
+#: A mixture of experts (issue 19's 1.2T / 100B-active preset, band-400b-plus) on 2,048 GPUs.
+MOE = dict(n_params=1.2e12, n_tokens=2e13, n_gpus=2048, n_active_params=1e11)
+
+
+def _moe(part, stack):
+    return estimate_training(accelerator=part, software_stack=stack, **MOE).breakdown
+
+
+def test_the_typical_moe_factor_carries_hoppers_whole_runs_by_the_parts_own_benchmarks(a):
+    """Hand arithmetic on data/assumptions.csv: typical = moe_efficiency x the part's own
+    moe_efficiency_tuned row / H100's (0.7 x 0.3213 / 0.5211 = 0.4316 on B200); H100 itself and
+    a part with no own row (MI300X) keep 0.7; the engine level keeps 0.7 everywhere (what the fits
+    compare); the tuned level takes the part's own row or the pooled one."""
+    cat = load_catalog()
+    own = cat.own_values("assumptions", "moe_efficiency_tuned")
+    b200 = a["moe_efficiency"] * own["b200-hgx"] / own["h100-sxm"]
+    assert b200 == pytest.approx(0.7 * 0.3213 / 0.5211)
+    assert _moe("b200-hgx", "typical")["moe_factor"] == pytest.approx(b200)
+    assert _moe("h100-sxm", "typical")["moe_factor"] == pytest.approx(a["moe_efficiency"])
+    assert _moe("mi300x", "typical")["moe_factor"] == pytest.approx(a["moe_efficiency"])
+    assert _moe("b200-hgx", "engine")["moe_factor"] == pytest.approx(a["moe_efficiency"])
+    assert _moe("b200-hgx", "tuned")["moe_factor"] == pytest.approx(own["b200-hgx"])
+    assert _moe("mi300x", "tuned")["moe_factor"] == pytest.approx(a["moe_efficiency_tuned"])
+    dense = estimate_training(1.2e12, 2e13, "b200-hgx", 2048).breakdown
+    assert dense["moe_factor"] == 1.0
+
+
+def test_the_whole_run_moe_factor_rests_on_hopper_runs_alone():
+    """MOE_WHOLE_RUN_PART is what the carried factor is relative to: every usable MoE full run of
+    data/published_runs.csv (the calibration run that fits moe_efficiency and the held-out ones)
+    is on Hopper, the calibration one on that very part, and the part has its own tuned row."""
+    from workbook.model import MOE_WHOLE_RUN_PART, moe_rows, used_full_runs
+
+    cat = load_catalog()
+    runs = cat.tables["published_runs"]
+    moe = runs[used_full_runs(runs) & moe_rows(runs)]
+    assert set(moe["accelerator_id"]) <= {"h100-sxm", "h800-sxm"}
+    assert set(moe.loc[moe["split"] == "calibration", "accelerator_id"]) == {MOE_WHOLE_RUN_PART}
+    assert MOE_WHOLE_RUN_PART in cat.own_values("assumptions", "moe_efficiency_tuned")
+
+
+def test_a_moe_plan_needs_moe_evidence_on_its_part_else_its_band_is_widened(a):
+    """Tuned: MI355X has dense benchmarks but no MoE one, so a MoE plan's band is widened (a dense
+    plan's is not); B200 has MoE benchmarks. Typical: B200 carries its own MoE benchmarks' factor
+    and H800 has a MoE whole run (DeepSeek-V3), so neither is widened; A100 80GB has dense whole
+    runs only, so its MoE plan is widened and its dense plan is not; the MoE evidence comes on top
+    of the level's own (a whole run on the part for the typical level)."""
+    w = a["time_band_widening_no_evidence"]
+    tuned = _moe("mi355x", "tuned")
+    assert tuned["time_band_widened"]
+    ratio_p90 = a["tuned_time_ratio_moe_p90"]
+    assert tuned["time_sigma_above"] == pytest.approx(np.log(ratio_p90) / Z90 * w)
+    dense = estimate_training(70e9, 2e12, "mi355x", 1024, software_stack="tuned")
+    assert not dense.breakdown["time_band_widened"]
+    assert not _moe("b200-hgx", "tuned")["time_band_widened"]
+    assert not _moe("b200-hgx", "typical")["time_band_widened"]
+    assert not _moe("h800-sxm", "typical")["time_band_widened"]
+    assert _moe("a100-80gb-sxm", "typical")["time_band_widened"]
+    # GB200 NVL72: MoE benchmarks (tuned: not widened) but no whole run of any kind (typical).
+    assert not _moe("gb200-nvl72", "tuned")["time_band_widened"]
+    assert _moe("gb200-nvl72", "typical")["time_band_widened"]
+    assert not estimate_training(70e9, 2e12, "a100-80gb-sxm", 1024).breakdown["time_band_widened"]

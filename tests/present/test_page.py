@@ -196,7 +196,7 @@ def test_deep_link_applied_when_the_page_reports_its_url(monkeypatch):
     assert app.preset == "band-400b-plus" and float(app.inputs["n_params"].value) == pytest.approx(
         presets["band-400b-plus"].n_params / 1e9
     )
-    assert "1536 x NVIDIA B200" in app.headline.value  # the preset's pick (test_presets.py)
+    assert "4096 x AMD Instinct MI300X" in app.headline.value  # the preset's pick (test_presets.py)
     assert (
         app.chart_widget is not None and app.chart_widget.spec == app.chart.to_dict()
     )  # charts of the linked preset
@@ -205,7 +205,7 @@ def test_deep_link_applied_when_the_page_reports_its_url(monkeypatch):
         "preset &#x27;nonsense&#x27;, which does not exist; showing band-400b-plus"
         in app.status.value
     )
-    assert "1536 x NVIDIA B200" in app.headline.value  # the preset's pick (test_presets.py)
+    assert "4096 x AMD Instinct MI300X" in app.headline.value  # the preset's pick (test_presets.py)
     app.follow_link("")  # no link: nothing changes
     assert app.preset == "band-400b-plus"
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..catalog import Catalog, resolve_catalog
-from ..model import METHOD_FLOPS_PER_PARAM, estimate_frame, used_full_runs
+from ..model import METHOD_FLOPS_PER_PARAM, estimate_frame, moe_rows, used_full_runs
 from ..model.shape import SHAPE_LIMITS
 from ..units import SECONDS_PER_HOUR, TERA
 
@@ -138,8 +138,9 @@ def baseline_leave_one_out(rows: pd.DataFrame, catalog: Catalog | None = None) -
 
 
 def is_moe(rows: pd.DataFrame) -> np.ndarray:
-    """Mixture-of-experts runs: those that publish an active parameter count."""
-    return rows["params_active"].notna().to_numpy()
+    """Mixture-of-experts runs: those that publish an active parameter count
+    (:func:`workbook.model.uncertainty.moe_rows`)."""
+    return moe_rows(rows).to_numpy()
 
 
 def error_group(rows: pd.DataFrame) -> np.ndarray:

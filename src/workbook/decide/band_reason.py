@@ -47,6 +47,11 @@ class BandBasis:
     #: The tuned level on the held-out dense benchmarks beyond 256 GPUs, per accelerator
     #: (``n``, ``median_error``, ``gpus``: :func:`workbook.calibrate.tuned_scale_holdout`).
     scale_holdout: dict | None = None
+    #: Each level's MoE factor per part ("typical" / "tuned" -> accelerator id -> factor:
+    #: :func:`workbook.model.uncertainty.level_moe_efficiency`).
+    moe_factors: dict | None = None
+    #: ``moe_efficiency``, the whole-run MoE factor fitted on Hopper [x].
+    moe_whole_run: float = 0.0
 
 
 def band_reason(best: pd.Series, basis: BandBasis) -> str:
@@ -64,13 +69,13 @@ def band_reason(best: pd.Series, basis: BandBasis) -> str:
             f"{basis.benchmarks} published benchmarks, the band from the leave-one-out errors of "
             f"{whose}"
         )
-        evidence = "no published benchmark"
+        evidence = "no published MoE benchmark" if is_moe else "no published benchmark"
     else:
         level = (
             "the typical stack (what published whole runs realized): split-conformal quantiles of "
             f"published / predicted GPU-hours over {basis.runs} held-out runs"
         )
-        evidence = "no published run"
+        evidence = "no published MoE run or MoE benchmark" if is_moe else "no published run"
     text = (
         f"Its run time is a band, not a point: {band_text(best, 'wall_days')} per run (median "
         f"{duration_text(best['wall_days'])}), from {level}."
@@ -87,6 +92,8 @@ def band_reason(best: pd.Series, basis: BandBasis) -> str:
             f"itself, they were off by a median {moe['mdape']:.0%}, from "
             f"{moe['slowest']:.1f}x too slow to {moe['fastest']:.1f}x too fast)."
         )
+    if is_moe:
+        text += _moe_level_clause(best, basis)
     if best["stack_level"] == "tuned" and best["precision"] == "fp4":
         text += _fp4_clause(best, basis)
     if best["stack_level"] == "tuned" and not is_moe:
@@ -94,6 +101,32 @@ def band_reason(best: pd.Series, basis: BandBasis) -> str:
     if best["stack_level"] == "tuned":
         text += _overhead_clause(best)
     return text
+
+
+def _moe_level_clause(best: pd.Series, basis: BandBasis) -> str:
+    """Where a mixture-of-experts pick's MoE factor comes from when the two levels part ways:
+    at the typical level, carried from Hopper's whole runs to its part by the part's MoE
+    benchmarks; at the tuned level, that it is below the typical level's (vendors' MoE recipes ran
+    slower in their own tables than the published MoE whole runs). Empty when neither applies."""
+    factors, part = basis.moe_factors or {}, best["accelerator"]
+    typical, tuned = (factors.get(level, {}).get(part) for level in ("typical", "tuned"))
+    if typical is None or tuned is None:
+        return ""
+    if best["stack_level"] == "typical" and abs(typical - basis.moe_whole_run) > 1e-9:
+        return (
+            f" For a mixture of experts the typical level's factor ({basis.moe_whole_run:.2f}) "
+            f"was fitted on published whole runs that are all on Hopper; the MoE benchmarks put "
+            f"{best['name']} at {typical / basis.moe_whole_run:.0%} of H100's MoE efficiency, so "
+            f"it plans at {typical:.2f}."
+        )
+    if best["stack_level"] == "tuned" and tuned < typical:
+        return (
+            f" Its MoE factor at this level is {tuned:.2f}, below the typical level's "
+            f"{typical:.2f}: vendors' MoE recipes ran slower in their own benchmarks than the "
+            "published MoE whole runs (on their labs' own stacks) imply, so a tuned stack is not "
+            "the fast end for a mixture of experts."
+        )
+    return ""
 
 
 #: The share of a tuned pick's time the per-step overhead must cost before its reasons say so.

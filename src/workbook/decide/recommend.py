@@ -30,7 +30,7 @@ from ..calibrate import (
     tuned_evidence_cached,
 )
 from ..catalog import Catalog, load_catalog
-from ..model import assumption_values
+from ..model import assumption_values, level_moe_efficiency
 from . import sensitivity as sensitivity_analysis
 from .band_reason import BandBasis
 from .evaluate import TieRule, best_index, breakeven_for, evaluate, option_row, rank_columns
@@ -322,11 +322,16 @@ def explain_pick(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog) -
 def band_basis(cat: Catalog) -> BandBasis:
     """Where the time bands of ``cat`` come from, for the reasons."""
     runs, benchmarks = band_basis_counts(cat)
-    widening = assumption_values(cat)["time_band_widening_no_evidence"]
+    a = assumption_values(cat)
     tuned = tuned_evidence_cached(cat)
+    parts = cat.tables["accelerators"]["accelerator_id"].to_numpy(object)
+    moe = {
+        level: dict(zip(parts, level_moe_efficiency(cat, parts, np.full(len(parts), level), a)))
+        for level in ("typical", "tuned")
+    }
     return BandBasis(
-        runs, benchmarks, widening, tuned.moe_loo, tuned.fp4_holdout, tuned.fp4_loo,
-        tuned.scale_holdout,
+        runs, benchmarks, a["time_band_widening_no_evidence"], tuned.moe_loo, tuned.fp4_holdout,
+        tuned.fp4_loo, tuned.scale_holdout, moe, a["moe_efficiency"],
     )  # fmt: skip
 
 

@@ -38,9 +38,12 @@ from .shape import MAX_CONFIG_BYTES, ModelShape, with_shape
 from .step_time import STEP_COLUMNS, step_overhead_factor
 from .uncertainty import (
     BAND_QUANTILES,
+    MOE_WHOLE_RUN_PART,
     SOFTWARE_STACKS,
     Z90,
     benchmark_rows,
+    level_moe_efficiency,
+    moe_rows,
     normal_cdf,
     probability_within,
     quantile_multiplier,
@@ -50,9 +53,12 @@ from .uncertainty import (
 
 __all__ = [
     "BAND_QUANTILES",
+    "MOE_WHOLE_RUN_PART",
     "SOFTWARE_STACKS",
     "Z90",
     "benchmark_rows",
+    "level_moe_efficiency",
+    "moe_rows",
     "normal_cdf",
     "probability_within",
     "quantile_multiplier",

@@ -26,7 +26,6 @@ from .configs import (
     Machines,
     assumption_values,
     check_training_args,
-    keyed_or,
     look_up_machines,
     per_accelerator,
     read_configs,
@@ -35,7 +34,7 @@ from .goodput import goodput
 from .memory import state_bytes_per_param
 from .shape import ModelShape, shape_params, with_shape
 from .step_time import Efficiencies, Hardware, Layout, Workload, best_layout, step_overhead_factor
-from .uncertainty import TimeBand, time_band
+from .uncertainty import TimeBand, level_moe_efficiency, time_band
 
 #: Models from this size on [params] train with ``large_model_global_batch_tokens`` instead of
 #: ``global_batch_tokens`` (assumptions.csv) when no batch is given.
@@ -65,7 +64,7 @@ class Derates:
     software_maturity: np.ndarray  #: software_maturity_<stack>
     thermal_factor: np.ndarray  #: air_throttle_fraction for a liquid part in air racks, else 1
     input_pipeline_factor: np.ndarray  #: input_pipeline_python_factor for a Python loader, else 1
-    moe_factor: np.ndarray  #: moe_efficiency (tuned: _tuned) for a mixture of experts, else 1
+    moe_factor: np.ndarray  #: the level's MoE factor (uncertainty.level_moe_efficiency), else 1
     qlora_factor: np.ndarray  #: 1 / qlora_dequant_overhead for QLoRA, else 1
     #: 1 / (1 + k / tokens per GPU per step), k step_overhead_tokens (tuned: _tuned_tokens)
     step_overhead_factor: np.ndarray
@@ -131,16 +130,15 @@ def _shape(cfg: Configs, a: dict[str, float]) -> Shape:
 
 
 def _derates(cat: Catalog, cfg: Configs, m: Machines, shape: Shape, a) -> Derates:
-    """Step 4: the named derates, each from ``data/assumptions.csv`` (the tuned MoE factor per
-    part where the part has its own row: :func:`workbook.calibrate.tuned_part_moe`)."""
+    """Step 4: the named derates, each from ``data/assumptions.csv`` (the MoE factor of each
+    level and part: :func:`workbook.model.uncertainty.level_moe_efficiency`)."""
     parts = m.spec.table
     maturity = [a[f"software_maturity_{s}"] for s in parts["software_stack"].to_numpy(object)]
     liquid_only = parts["cooling_options"].to_numpy(object) == "liquid"
     throttled = m.spec.per_row(liquid_only) & (m.cooling == "air")
     is_moe = cfg.n_active_params < cfg.n_params * MOE_ACTIVE_SHARE_BELOW
-    tuned_moe = keyed_or(cat, "moe_efficiency_tuned", m.spec, a["moe_efficiency_tuned"])
+    moe = level_moe_efficiency(cat, cfg.accelerator, cfg.software_stack, a)
     tuned = cfg.is_("software_stack", "tuned")
-    moe = np.where(tuned, tuned_moe, a["moe_efficiency"])
     overhead = np.where(tuned, a["step_overhead_tuned_tokens"], a["step_overhead_tokens"])
     return Derates(
         software_maturity=m.spec.per_row(np.asarray(maturity, float)),

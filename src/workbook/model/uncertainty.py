@@ -29,9 +29,10 @@ spread ``sigma_below = ln(m / p10) / z90`` below it and ``sigma_above = ln(p90 /
 kept) and any quantile (the confidence a decision is made at) follow from the three numbers.
 
 A part with no evidence of its own (no published full run for ``typical``, no benchmark row for
-``tuned``) gets both spreads multiplied by ``time_band_widening_no_evidence``
-(data/assumptions.csv, with its rationale): its estimate rests on the spec sheet and on constants
-fitted on other parts.
+``tuned``; for a mixture of experts, also no MoE row of that kind, nor at the typical level MoE
+benchmark rows of its own, whose factor it carries: :func:`level_moe_efficiency`) gets both
+spreads multiplied by ``time_band_widening_no_evidence`` (data/assumptions.csv, with its
+rationale): its estimate rests on the spec sheet and on constants fitted on other parts.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import Iterable
 
 import numpy as np
 import pandas as pd
@@ -52,6 +54,11 @@ SOFTWARE_STACKS = ("typical", "tuned", "engine")
 Z90 = NormalDist().inv_cdf(0.9)
 #: The quantiles every estimate reports [probability].
 BAND_QUANTILES = (0.1, 0.5, 0.9)
+#: The part the whole-run MoE factor ``moe_efficiency`` rests on: the MoE calibration run of
+#: data/published_runs.csv (Llama 4 Scout) is on H100 and the held-out MoE runs on H100 / H800
+#: (Hopper; a test checks it). The typical level carries the factor to other parts by their MoE
+#: benchmarks against this part's (:func:`level_moe_efficiency`).
+MOE_WHOLE_RUN_PART = "h100-sxm"
 #: Row types of data/published_runs.csv that carry a tokens/s-per-GPU benchmark usable by the tuned
 #: level (MLPerf rows time a run from a checkpoint to a quality target: no tokens).
 BENCHMARK_ROW_TYPES = ("throughput_benchmark",)
@@ -127,11 +134,51 @@ class TimeBand:
         }
 
 
-def _has_evidence(catalog: Catalog, mask_of, accelerator: np.ndarray) -> np.ndarray:
-    """Whether each configuration's part has a row of ``mask_of`` in data/published_runs.csv."""
+def moe_rows(runs: pd.DataFrame) -> pd.Series:
+    """Rows of data/published_runs.csv that are a mixture of experts (they publish an active
+    parameter count)."""
+    return runs["params_active"].notna()
+
+
+def _has_evidence(
+    catalog: Catalog, mask_of, accelerator: np.ndarray, also: Iterable[str] = ()
+) -> np.ndarray:
+    """Whether each configuration's part has a row of ``mask_of`` in data/published_runs.csv (or
+    is one of the parts ``also``)."""
     runs = catalog.tables["published_runs"]
     codes, parts = pd.factorize(np.asarray(accelerator, object))  # each distinct part once
-    return pd.Series(parts).isin(runs.loc[mask_of(runs), "accelerator_id"]).to_numpy()[codes]
+    parts = pd.Series(parts)
+    has = parts.isin(runs.loc[mask_of(runs), "accelerator_id"]) | parts.isin(list(also))
+    return has.to_numpy()[codes]
+
+
+def level_moe_efficiency(
+    catalog: Catalog, accelerator, stack: np.ndarray, a: dict, tuned_pooled: float | None = None
+) -> np.ndarray:
+    """The mixture-of-experts throughput multiplier of each configuration's level [x].
+
+    - ``"tuned"``: the part's own ``moe_efficiency_tuned`` row (keyed by accelerator: fitted on
+      its own MoE benchmarks), else the pooled one (``tuned_pooled``, default ``a``'s).
+    - ``"typical"``: ``moe_efficiency``, fitted on whole runs that are all on Hopper
+      (:data:`MOE_WHOLE_RUN_PART`), times, on a part with its own tuned row, that row over the
+      Hopper part's: the vendor's MoE benchmarks of both parts, side by side in one table, carry
+      the whole-run factor to the other part (rule declared in CHANGELOG.md, 2026-12-03). A part
+      with no MoE benchmark of its own keeps Hopper's (and its band is widened:
+      :func:`time_band`).
+    - ``"engine"``: ``moe_efficiency`` (the step-time model as fitted: what the fits compare).
+    """
+    own = catalog.own_values("assumptions", "moe_efficiency_tuned")
+    pooled = a["moe_efficiency_tuned"] if tuned_pooled is None else tuned_pooled
+    tuned = _per_part(accelerator, lambda part: own.get(part, pooled))
+    anchor = own.get(MOE_WHOLE_RUN_PART)
+    carried = _per_part(
+        accelerator, lambda part: own[part] / anchor if part in own and anchor else 1.0
+    )
+    return np.select(
+        [stack == "tuned", stack == "typical"],
+        [tuned, a["moe_efficiency"] * carried],
+        a["moe_efficiency"],
+    )
 
 
 def tuned_stack_factor(
@@ -192,6 +239,14 @@ def time_band(
         _has_evidence(catalog, benchmark_rows, accelerator),
         _has_evidence(catalog, used_full_runs, accelerator),
     )
+    if np.any(moe):  # a mixture of experts needs MoE evidence on the part: its level's kind
+        own = catalog.own_values("assumptions", "moe_efficiency_tuned")  # or, typical, carried
+        moe_has = np.where(
+            tuned,
+            _has_evidence(catalog, lambda r: benchmark_rows(r) & moe_rows(r), accelerator),
+            _has_evidence(catalog, lambda r: used_full_runs(r) & moe_rows(r), accelerator, own),
+        )
+        has = has & np.where(moe, moe_has, True)
     widen = np.where(has, 1.0, a["time_band_widening_no_evidence"])
     level_speedup = np.select(
         [tuned, stack == "typical"], [speedup, 1.0 / a["realized_time_ratio_p50"]], 1.0
