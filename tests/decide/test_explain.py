@@ -275,3 +275,36 @@ def test_a_moe_pick_says_where_its_moe_factor_comes_from_when_the_levels_part():
     assert any(below in r for r in recommend(tuned, sensitivity=False).reasons)
     h100 = recommend(moe.replace(accelerators=["h100-sxm"]), sensitivity=False).reasons
     assert not any("MoE efficiency" in r or "MoE factor at this level" in r for r in h100)
+
+
+def test_a_pick_on_a_widened_band_says_so_in_the_headline_and_names_the_checked_option():
+    """band-400b-plus picks 4,096 MI300X reserved, whose MoE band is widened (no MoE run or MoE
+    benchmark on MI300X). The headline says so and names what the same rule picks among the
+    options whose band is not widened: 2,048 B200 reserved, $57,181,536 against $44,792,799,
+    57,181,536 / 44,792,799 - 1 = +27.7 %. A pick on a checked part (enterprise's B200) says
+    nothing of it."""
+    rec = recommend(presets["band-400b-plus"], sensitivity=False)
+    said = (
+        "Its time rests on no published MoE run or MoE benchmark on AMD Instinct MI300X: its "
+        "probabilities are on a band widened 1.5x. The best option with published evidence on "
+        "its part: rent with a 1-year reservation 2048 x NVIDIA B200 (HGX B200, 180 GB), 217 days "
+        "per run, $57,181,536 per run (+28% vs the pick)."
+    )
+    assert rec.headline.endswith(said)
+    other = option_row(rec.options, "b200-hgx", 2048, "rent-reserved")
+    assert not other["time_band_widened"] and other["feasible"]
+    enterprise = recommend(presets["enterprise-frontier-pretraining"], sensitivity=False)
+    assert "Its time rests on" not in enterprise.headline
+
+
+def test_the_evidence_caveat_without_a_checked_option_or_when_the_sourced_one_is_it():
+    from workbook.decide.caveats import evidence_caveat
+
+    best = pd.Series({"moe_factor": 1.0, "stack_level": "tuned", "name": "AMD Instinct MI355X"})
+    none = evidence_caveat(best, None, 1.5)
+    assert none == (
+        " Its time rests on no published benchmark on AMD Instinct MI355X: its probabilities are "
+        "on a band widened 1.5x. No feasible option has published evidence on its part."
+    )
+    same = evidence_caveat(best, pd.Series(dtype=object), 1.5, said_already=True)
+    assert same.endswith(" The option with sourced prices has published evidence on its part.")

@@ -54,6 +54,16 @@ class BandBasis:
     moe_whole_run: float = 0.0
 
 
+def missing_evidence(best: pd.Series) -> str:
+    """What a widened pick's part lacks, at its level (``time_band_widened``:
+    :func:`workbook.model.uncertainty.time_band`): ``no published run``, ``no published MoE
+    benchmark``, ..."""
+    is_moe = best["moe_factor"] < 1
+    if best["stack_level"] == "tuned":
+        return "no published MoE benchmark" if is_moe else "no published benchmark"
+    return "no published MoE run or MoE benchmark" if is_moe else "no published run"
+
+
 def band_reason(best: pd.Series, basis: BandBasis) -> str:
     """The pick's p10-p90 days and where the band comes from (and that it is widened where the
     part has no evidence of its own; that a tuned mixture of experts has the MoE benchmarks' own,
@@ -69,21 +79,20 @@ def band_reason(best: pd.Series, basis: BandBasis) -> str:
             f"{basis.benchmarks} published benchmarks, the band from the leave-one-out errors of "
             f"{whose}"
         )
-        evidence = "no published MoE benchmark" if is_moe else "no published benchmark"
     else:
         level = (
             "the typical stack (what published whole runs realized): split-conformal quantiles of "
             f"published / predicted GPU-hours over {basis.runs} held-out runs"
         )
-        evidence = "no published MoE run or MoE benchmark" if is_moe else "no published run"
     text = (
         f"Its run time is a band, not a point: {band_text(best, 'wall_days')} per run (median "
         f"{duration_text(best['wall_days'])}), from {level}."
     )
     if best["time_band_widened"]:
         text += (
-            f" There is {evidence} on {best['name']}: its estimate rests on the spec sheet and "
-            f"constants fitted on other parts, so its band is widened {basis.widening:g}x."
+            f" There is {missing_evidence(best)} on {best['name']}: its estimate rests on the "
+            f"spec sheet and constants fitted on other parts, so its band is widened "
+            f"{basis.widening:g}x."
         )
     if best["stack_level"] == "tuned" and is_moe and moe:
         text += (

@@ -62,6 +62,12 @@ def delivery_spreads(
     return np.where(ok, value * DAYS_PER_WEEK, 0.0), below, above
 
 
+def has_band(delivery_days, below, above) -> np.ndarray:
+    """Whether each delivery is a band (a wait with a spread on either side), not a point."""
+    d, lo, hi = (np.asarray(x, float) for x in (delivery_days, below, above))
+    return (d > 0) & ((lo > 0) | (hi > 0))
+
+
 def deadline_probability(slack_days, delivery, wall_days, run_band, only=None) -> np.ndarray:
     """P(run <= ``slack_days`` + median delivery - delivery) [probability]: the chance that the run
     ends by the deadline when ``slack_days`` is the deadline less the whole wait at its median
@@ -78,7 +84,7 @@ def deadline_probability(slack_days, delivery, wall_days, run_band, only=None) -
     slack, d, d_lo, d_hi, wall, s_lo, s_hi = (a.ravel() for a in arrays)
     with np.errstate(divide="ignore", invalid="ignore"):
         p = probability_within(slack / wall, s_lo, s_hi)
-    mask = (d > 0) & ((d_lo > 0) | (d_hi > 0)) & np.isfinite(wall)
+    mask = has_band(d, d_lo, d_hi) & np.isfinite(wall)
     if only is not None:
         mask &= np.broadcast_to(np.asarray(only, bool), shape).ravel()
     banded = np.flatnonzero(mask)
@@ -118,7 +124,7 @@ def delivery_reason(best) -> str | None:
     (None for any other pick)."""
     d = float(best["delivery_days"])
     spread = (float(best["delivery_sigma_below"]), float(best["delivery_sigma_above"]))
-    if d <= 0 or spread == (0.0, 0.0):
+    if not has_band(d, *spread):
         return None
     lo, hi = (float(delivery_quantile_days(d, *spread, q)) for q in (0.1, 0.9))
     late = float(best["lead_time_days"]) - d + hi + float(best["wall_days"])

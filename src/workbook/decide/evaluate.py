@@ -29,7 +29,7 @@ from ..units import (
     TOKENS_PER_MILLION,
 )
 from . import ledger
-from .delivery import deadline_probability
+from .delivery import deadline_probability, has_band
 from .ledger import Factors
 from .scenario import Scenario
 
@@ -237,7 +237,7 @@ def _deadline(s: Scenario, o, lead, wall_days, band, m_conf, lead_factor, every_
     d = _floats(o, "delivery_days") * np.asarray(lead_factor, float)
     only = None if every_row else np.asarray(o["static_ok"], bool)
     p = deadline_probability(s.deadline_days - lead, (d, *spread), wall_days, band, only)
-    point = ~((d > 0) & ((spread[0] > 0) | (spread[1] > 0)))
+    point = ~has_band(d, *spread)
     if only is not None:
         point = point | ~only  # (infeasible anyway: the static checks fail)
     ok = np.where(point, lead + wall_days * m_conf <= s.deadline_days, p >= s.confidence - 1e-12)

@@ -198,21 +198,6 @@ def deadline_odds_text(s: Scenario, r: pd.Series) -> str:
     return text
 
 
-def estimate_caveat(best: pd.Series, sourced: pd.Series | None) -> str:
-    """Appended to the headline of a pick whose price is not sourced: its basis, and the option the
-    same rule picks among those with a sourced price (``sourced``) with the difference."""
-    basis = best["price_basis"].removeprefix("estimate: ")  # the sentence says it already
-    said = f" Its price is an estimate, not a quote: {basis}."
-    if sourced is None:
-        return said + " No feasible option has a sourced price."
-    other = option_phrase(sourced["acquisition"], sourced["n_gpus"], sourced["name"])
-    return (
-        f"{said} The best option with sourced prices: {other}, "
-        f"{duration_text(sourced['wall_days'])} per run, ${sourced['cost_per_run_usd']:,.0f} per "
-        f"run ({delta_text(sourced['cost_per_run_usd'], best['cost_per_run_usd'])})."
-    )
-
-
 def runner_up_sentence(r: Option, top: Option) -> str:
     """A runner-up: its days and cost per run against the pick's."""
     return (

@@ -33,9 +33,9 @@ from ..catalog import Catalog, load_catalog
 from ..model import assumption_values, level_moe_efficiency
 from . import sensitivity as sensitivity_analysis
 from .band_reason import BandBasis
+from .caveats import estimate_caveat, evidence_caveat
 from .evaluate import TieRule, best_index, breakeven_for, evaluate, option_row, rank_columns
 from .explain import (
-    estimate_caveat,
     impossibility,
     infeasible_summary,
     moving_reasons,
@@ -290,8 +290,15 @@ def explain_pick(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog) -
     top = Option.from_row(best)
     breakeven = breakeven_for(s, o, best)
     top.sentence = pick_sentence(s, best)
+    basis = band_basis(cat)
+    sourced = None
     if not best["price_sourced"]:
-        top.sentence += estimate_caveat(best, sourced_pick(s, o, ranking.rule))
+        sourced = best_among(s, o, ranking.rule, o["price_sourced"])
+        top.sentence += estimate_caveat(best, sourced)
+    if best["time_band_widened"]:
+        checked = best_among(s, o, ranking.rule, ~o["time_band_widened"].to_numpy(bool))
+        same = sourced is not None and checked is not None and sourced.name == checked.name
+        top.sentence += evidence_caveat(best, checked, basis.widening, same)
     # The same cluster the other way (bought for a rented pick, rented on demand for a bought
     # one): why it fails, for the rent-vs-buy reason.
     other = "rent-on-demand" if best["is_buy"] else "buy-new"
@@ -305,7 +312,7 @@ def explain_pick(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog) -
         len(ranked_pos),
         breakeven,
         other_failed,
-        band_basis(cat),
+        basis,
         robust,
         first,
         ranking.rule,
@@ -335,11 +342,12 @@ def band_basis(cat: Catalog) -> BandBasis:
     )  # fmt: skip
 
 
-def sourced_pick(s: Scenario, o: pd.DataFrame, rule: TieRule) -> pd.Series | None:
-    """The option the same rule picks among the feasible ones with a sourced price (what the
-    scenario would pick with ``sourced_prices_only``), or None."""
+def best_among(s: Scenario, o: pd.DataFrame, rule: TieRule, among) -> pd.Series | None:
+    """The option the same rule picks among the feasible ones of the mask ``among`` (a sourced
+    price: what the scenario would pick with ``sourced_prices_only``; a band not widened), or
+    None."""
     ev = {c: o[c].to_numpy() for c in PICK_COLUMNS}
-    ev["feasible"] = o["feasible"].to_numpy(bool) & o["price_sourced"].to_numpy(bool)
+    ev["feasible"] = o["feasible"].to_numpy(bool) & np.asarray(among, bool)
     pos = int(best_index(s, o, ev, rule)[0])
     return None if pos < 0 else o.iloc[pos]
 

@@ -16,7 +16,7 @@ import pandas as pd
 
 from ..model import BAND_QUANTILES, quantile_multiplier
 from ..text import option_labels
-from .delivery import finish_day_quantiles
+from .delivery import DELIVERY_COLUMNS, finish_day_quantiles, has_band
 from .evaluate import evaluate_arrays, option_position
 
 #: How many options the risk pictures show: the pick and its runners-up (three at most).
@@ -96,10 +96,7 @@ def _finish_days(rows: pd.DataFrame) -> dict[float, np.ndarray]:
         0.5: rows["time_to_result_days"].to_numpy(float),
         0.9: rows["time_to_result_days_p90"].to_numpy(float),
     }
-    spread = rows["delivery_sigma_below"].to_numpy(float) + rows["delivery_sigma_above"].to_numpy(
-        float
-    )
-    banded = (rows["delivery_days"].to_numpy(float) > 0) & (spread > 0)
+    banded = has_band(*(rows[c].to_numpy(float) for c in DELIVERY_COLUMNS))
     if not banded.any():
         return point
     both = finish_day_quantiles(rows, tuple(point))

@@ -1,0 +1,50 @@
+"""What the headline adds to a pick that rests on something unchecked: an estimated price, or a
+time band widened because its part has no published evidence; each with the best option that
+does not rest on it (:func:`workbook.decide.recommend.best_among`)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..text import duration_text
+from .band_reason import missing_evidence
+from .explain import delta_text, option_phrase
+
+
+def estimate_caveat(best: pd.Series, sourced: pd.Series | None) -> str:
+    """Appended to the headline of a pick whose price is not sourced: its basis, and the option the
+    same rule picks among those with a sourced price (``sourced``) with the difference."""
+    basis = best["price_basis"].removeprefix("estimate: ")  # the sentence says it already
+    said = f" Its price is an estimate, not a quote: {basis}."
+    if sourced is None:
+        return said + " No feasible option has a sourced price."
+    return said + alternative_sentence("with sourced prices", sourced, best)
+
+
+def evidence_caveat(
+    best: pd.Series, checked: pd.Series | None, widening: float, said_already: bool = False
+) -> str:
+    """Appended to the headline of a pick whose time band is widened (its part has no published
+    evidence of its level's kind): what it lacks, and the option the same rule picks among those
+    whose band is not (``checked``) with the difference; ``said_already``: that option is the
+    sourced-price one the headline has just named."""
+    said = (
+        f" Its time rests on {missing_evidence(best)} on {best['name']}: its probabilities are "
+        f"on a band widened {widening:g}x."
+    )
+    if checked is None:
+        return said + " No feasible option has published evidence on its part."
+    if said_already:
+        return said + " The option with sourced prices has published evidence on its part."
+    return said + alternative_sentence("with published evidence on its part", checked, best)
+
+
+def alternative_sentence(label: str, other: pd.Series, best: pd.Series) -> str:
+    """`` The best option {label}: rent on demand 512 x ..., 6.3 days per run, $173,407 per run
+    (+36% vs the pick).``"""
+    phrase = option_phrase(other["acquisition"], other["n_gpus"], other["name"])
+    return (
+        f" The best option {label}: {phrase}, {duration_text(other['wall_days'])} per run, "
+        f"${other['cost_per_run_usd']:,.0f} per run "
+        f"({delta_text(other['cost_per_run_usd'], best['cost_per_run_usd'])})."
+    )
