@@ -297,13 +297,30 @@ def test_a_pick_on_a_widened_band_says_so_in_the_headline_and_names_the_checked_
     assert "Its time rests on" not in enterprise.headline
 
 
+def test_the_headline_is_the_verdict_then_its_caveats():
+    """funded-startup-30b-domain picks 128 MI355X on demand: an estimated price and a widened band.
+    The headline is the pick's sentence, then each caveat; ``verdict`` is the sentence alone (what
+    the app and the memo set in bold), ``caveats`` the two in the headline's order. A pick with
+    neither (enterprise's B200) has no caveats and its verdict is its headline."""
+    rec = recommend(presets["funded-startup-30b-domain"], sensitivity=False)
+    price, band = rec.caveats
+    assert price.startswith("Its price is an estimate, not a quote: no public price;")
+    assert band.startswith("Its time rests on no published run on AMD Instinct MI355X:")
+    assert rec.headline == f"{rec.verdict} {price} {band}"
+    assert rec.verdict.startswith("Rent on demand 128 x AMD Instinct MI355X (16 nodes):")
+    assert rec.verdict.endswith("9.04 t CO2e.")
+    enterprise = recommend(presets["enterprise-frontier-pretraining"], sensitivity=False)
+    assert enterprise.caveats == [] and enterprise.verdict == enterprise.headline
+    assert rec.runners_up and all(r.caveats == [] for r in rec.runners_up)
+
+
 def test_the_evidence_caveat_without_a_checked_option_or_when_the_sourced_one_is_it():
     from workbook.decide.caveats import evidence_caveat
 
     best = pd.Series({"moe_factor": 1.0, "stack_level": "tuned", "name": "AMD Instinct MI355X"})
     none = evidence_caveat(best, None, 1.5)
     assert none == (
-        " Its time rests on no published benchmark on AMD Instinct MI355X: its probabilities are "
+        "Its time rests on no published benchmark on AMD Instinct MI355X: its probabilities are "
         "on a band widened 1.5x. No feasible option has published evidence on its part."
     )
     same = evidence_caveat(best, pd.Series(dtype=object), 1.5, said_already=True)

@@ -109,10 +109,11 @@ def test_deep_link_opens_the_linked_preset_without_a_stale_preview(voila_app, br
 
 
 def _expected(name: str, **changes) -> str:
-    """The headline the engine gives for a preset (with changes): what the page must show."""
+    """The headline the engine gives for a preset (with changes), its caveats set apart under it:
+    what the page's bold headline must show."""
     from workbook import presets, recommend
 
-    return recommend(presets[name].replace(**changes), sensitivity=False).headline
+    return recommend(presets[name].replace(**changes), sensitivity=False).verdict
 
 
 def _wait_headline(page, expected: str, timeout_s: float = 60) -> str:

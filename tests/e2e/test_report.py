@@ -99,9 +99,10 @@ def test_batch_run_succeeds(batch):
 def test_memo_opens_with_the_recommendation(batch, name):
     rec = recommend(presets[name])
     # The engine's sentence, its scientific notation written out (2.10e+24 -> 2.1 x 10^24).
-    expected = readable(rec.top.sentence if rec.feasible else rec.headline)
+    expected = readable(rec.verdict)  # its caveats follow in their own box
     text = _text(batch.html[name])
     assert expected in text
+    assert all(readable(c) in text for c in rec.caveats)
     # The one sentence comes first: before the runners-up, the trade-offs and the assumptions.
     first = text.index(expected)
     assert first < text.index("Assumptions and sources")
@@ -113,7 +114,7 @@ def test_memo_opens_with_the_recommendation(batch, name):
 def test_scenario_file_with_edited_field(batch):
     rec = recommend(CUSTOM)
     text = _text(batch.html["custom"])
-    assert rec.top.sentence in text
+    assert rec.verdict in text and all(c in text for c in rec.caveats)
     assert "Decision memo: my-team-30-day" in text
     assert re.search(r"deadline_days 30 days ", text)
 
@@ -159,7 +160,7 @@ def test_memo_opens_with_an_executive_summary(batch):
     rec = recommend(presets[name])
     page = batch.html[name]
     summary = _text(page[page.index('<section id="summary">') : page.index("</section>")])
-    assert rec.top.sentence in summary
+    assert rec.verdict in summary and all(c in summary for c in rec.caveats)
     for needle in (
         "Capex (purchase)",
         "Cost per run",
@@ -213,7 +214,7 @@ def test_pdf_prints_the_summary_first_and_clips_no_column(batch, tmp_path, paper
     for needle in ("Decision memo", *figures):
         assert needle in first, needle
     assert f"data snapshot {rec.snapshot['data_hash']}" in first
-    sentence = readable(rec.top.sentence if rec.top else rec.headline)
+    sentence = readable(rec.verdict)
     assert re.sub(r"\s+", " ", sentence)[:50] in first
     # No blank page: every page carries text (the last one may hold only the data snapshot's
     # line, ~19 words).

@@ -32,6 +32,7 @@ def _stub_rec(base_rec, sentence: str):
         facility_kw=95.5,
         racks=3,
         sentence=sentence,
+        caveats=[],
     )
     return dataclasses.replace(
         base_rec,
@@ -77,7 +78,22 @@ def test_memo_of_a_preset_name_and_of_yaml_text(base_rec):
     m = rp.memo("", preset="band-under-7b", rec=base_rec)
     assert "Decision memo: band-under-7b" in m.html
     m = rp.memo(SCENARIO.to_yaml(), rec=base_rec)
-    assert m.scenario == SCENARIO and m.recommendation == base_rec.headline
+    assert m.scenario == SCENARIO and m.recommendation == base_rec.verdict
+
+
+def test_the_memo_sets_the_picks_caveats_apart_from_its_sentence():
+    """funded-startup-30b-domain's pick has an estimated price and a widened band: the bold
+    opening sentence is the verdict, and the two caveats follow in their own box, each whole."""
+    from workbook.decide import presets
+    from workbook.present.format import escape, readable
+
+    rec = recommend(presets["funded-startup-30b-domain"], sensitivity=False)
+    m = rp.memo(presets["funded-startup-30b-domain"], rec=rec)
+    bold = m.html.split('<p class="recommendation">', 1)[1].split("</p>", 1)[0]
+    assert bold == escape(readable(rec.verdict)) and m.recommendation == rec.verdict
+    box = m.html.split('<div class="caveats"><b>Before you commit</b><ul>', 1)[1].split("</ul>")[0]
+    assert box == "".join(f"<li>{escape(readable(c))}</li>" for c in rec.caveats)
+    assert len(rec.caveats) == 2
 
 
 def test_memo_without_scenario_or_preset_names_the_parameter():

@@ -25,10 +25,16 @@ def app():
 
 
 def test_app_opens_with_the_recommendation_first(app):
-    top = recommend(presets["funded-startup-30b-domain"], sensitivity=False).top
-    assert html.escape(top.sentence) in app.headline.value
+    rec = recommend(presets["funded-startup-30b-domain"], sensitivity=False)
+    top = rec.top
+    assert html.escape(rec.verdict) in app.headline.value
     assert top.sentence.startswith("Rent on demand") and "AMD Instinct MI355X" in top.sentence
     assert "wb-recommendation" in app.headline.value
+    # Its two caveats (an estimated price, a widened band) are set apart under the risk line, not
+    # run on in the bold headline.
+    assert len(top.caveats) == 2 and not any(c in app.headline.value for c in top.caveats)
+    caveats = app.risk_line.value.split("<div class='wb-caveats'", 1)[1]
+    assert all(html.escape(c) in caveats for c in top.caveats)
     assert app.chart_names == [
         "risk_days",
         "risk_cost",
@@ -79,7 +85,8 @@ def test_preview_is_the_headline_hidden_until_the_template_shows_it(app):
     preview = app.preview_html()
     assert preview.startswith("<div class='wb-preview' hidden data-preset='band-400b-plus'")
     # band-400b-plus reserves its B200 for a year since owning pays support and spares (issue 15)
-    assert html.escape(app.rec.headline) in preview and "Rent with a 1-year reservation" in preview
+    assert html.escape(app.rec.verdict) in preview and "Rent with a 1-year reservation" in preview
+    assert all(html.escape(c) in preview for c in app.rec.caveats) and app.rec.caveats
     shell = InteractiveShell.instance()
     published = []
     shell.display_pub.publish = lambda data, metadata=None, **kw: published.append((data, metadata))
@@ -228,7 +235,8 @@ def test_risk_line_and_charts_show_the_picks_chances(app):
     assert f"by day 365 with {row['p_deadline'] * 100:.0f} % probability" in app.rec.headline
     assert "within $600.0M" in app.risk_line.value
     # the confidence written as the memo and the headline write a probability (issue 19)
-    assert app.risk_line.value.endswith("&middot; 80 % required.</div>")
+    risk = app.risk_line.value.split("<div class='wb-caveats'", 1)[0]  # the caveats follow it
+    assert risk.endswith("&middot; 80 % required.</div>")
 
 
 def test_app_and_memo_run_the_same_number_of_draws(app):

@@ -1,6 +1,8 @@
 """What the headline adds to a pick that rests on something unchecked: an estimated price, or a
 time band widened because its part has no published evidence; each with the best option that
-does not rest on it (:func:`workbook.decide.recommend.best_among`)."""
+does not rest on it (:func:`workbook.decide.recommend.best_among`). Each caveat is its own
+sentences (no leading space): the headline ends with them, and the app and the memo set them
+apart from the pick (:attr:`workbook.decide.Recommendation.caveats`)."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ def estimate_caveat(best: pd.Series, sourced: pd.Series | None) -> str:
     """Appended to the headline of a pick whose price is not sourced: its basis, and the option the
     same rule picks among those with a sourced price (``sourced``) with the difference."""
     basis = best["price_basis"].removeprefix("estimate: ")  # the sentence says it already
-    said = f" Its price is an estimate, not a quote: {basis}."
+    said = f"Its price is an estimate, not a quote: {basis}."
     if sourced is None:
         return said + " No feasible option has a sourced price."
     return said + alternative_sentence("with sourced prices", sourced, best)
@@ -29,7 +31,7 @@ def evidence_caveat(
     whose band is not (``checked``) with the difference; ``said_already``: that option is the
     sourced-price one the headline has just named."""
     said = (
-        f" Its time rests on {missing_evidence(best)} on {best['name']}: its probabilities are "
+        f"Its time rests on {missing_evidence(best)} on {best['name']}: its probabilities are "
         f"on a band widened {widening:g}x."
     )
     if checked is None:

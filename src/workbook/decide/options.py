@@ -10,7 +10,7 @@ time and ownership inputs (:func:`per_mode`), then the static constraints
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -115,7 +115,11 @@ class Option:
     layout : str
         Parallel layout (:func:`workbook.text.layout_label`).
     sentence : str
-        The option in one sentence (set by :func:`workbook.decide.recommend`).
+        The option in one sentence (set by :func:`workbook.decide.recommend`); the pick's ends with
+        its ``caveats``.
+    caveats : list of str
+        The pick's unchecked grounds (an estimated price, a widened time band) with the best option
+        without them (:mod:`workbook.decide.caveats`); empty for a runner-up.
     """
 
     accelerator: str
@@ -145,6 +149,7 @@ class Option:
     mfu: float
     layout: str
     sentence: str = ""
+    caveats: list[str] = field(default_factory=list)
 
     @classmethod
     def from_row(cls, r: pd.Series) -> "Option":

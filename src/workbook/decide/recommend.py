@@ -143,6 +143,20 @@ class Recommendation:
             return "Nothing in the catalog meets every constraint of this scenario. " + first
         return self.top.sentence
 
+    @property
+    def verdict(self) -> str:
+        """The headline without its caveats (:attr:`caveats`): the pick, its days, odds, cost and
+        power; the headline itself when nothing is feasible."""
+        if self.top is None:
+            return self.headline
+        return self.top.sentence.removesuffix("".join(" " + c for c in self.top.caveats))
+
+    @property
+    def caveats(self) -> list[str]:
+        """What the pick rests on that is unchecked, each with the best option that does not
+        (:attr:`Option.caveats`); the headline ends with them. Empty with no pick."""
+        return list(self.top.caveats) if self.top is not None else []
+
     def add_sensitivity(
         self,
         catalog: Catalog | None = None,
@@ -289,16 +303,16 @@ def explain_pick(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog) -
     best = o.iloc[ranked_pos[0]]
     top = Option.from_row(best)
     breakeven = breakeven_for(s, o, best)
-    top.sentence = pick_sentence(s, best)
     basis = band_basis(cat)
     sourced = None
     if not best["price_sourced"]:
         sourced = best_among(s, o, ranking.rule, o["price_sourced"])
-        top.sentence += estimate_caveat(best, sourced)
+        top.caveats.append(estimate_caveat(best, sourced))
     if best["time_band_widened"]:
         checked = best_among(s, o, ranking.rule, ~o["time_band_widened"].to_numpy(bool))
         same = sourced is not None and checked is not None and sourced.name == checked.name
-        top.sentence += evidence_caveat(best, checked, basis.widening, same)
+        top.caveats.append(evidence_caveat(best, checked, basis.widening, same))
+    top.sentence = " ".join([pick_sentence(s, best), *top.caveats])
     # The same cluster the other way (bought for a rented pick, rented on demand for a bought
     # one): why it fails, for the rent-vs-buy reason.
     other = "rent-on-demand" if best["is_buy"] else "buy-new"

@@ -133,10 +133,11 @@ def recommendation_guide(
             shown = ("The pick and the runners-up", _options_table(rec))
         else:
             shown = ("The nearest options and what they fail on", rec.nearest[NEAREST_COLUMNS])
-        parts = [("Why", rec.reasons), shown]
+        parts = [("Before you commit", rec.caveats)] if rec.caveats else []
+        parts += [("Why", rec.reasons), shown]
         if not rec.pareto.empty:
             parts.append(("Time against cost (the frontier)", frontier_chart(rec)))
         parts.append(("Where each value came from", origin))
-        return Rendered(headline=rec.headline, parts=parts, data={"rec": rec, "origin": origin})
+        return Rendered(headline=rec.verdict, parts=parts, data={"rec": rec, "origin": origin})
 
     return GuidePanel(FIELDS, values, render, "08_your_recommendation", None)

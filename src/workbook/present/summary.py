@@ -52,8 +52,11 @@ def summary_section(scenario: Scenario, rec: Recommendation, sentence: str, pres
         f'<p class="meta">{escape(meta_line(scenario, rec))}</p>',
         f'<p class="recommendation{"" if rec.feasible else " infeasible"}">'
         f"{escape(readable(sentence))}</p>",
-        f'<p class="workload">{escape(workload_line(scenario))}</p>',
     ]
+    if rec.caveats:  # an estimated price, a widened time band: apart from the bold sentence
+        items = "".join(f"<li>{escape(readable(c))}</li>" for c in rec.caveats)
+        out.append(f'<div class="caveats"><b>Before you commit</b><ul>{items}</ul></div>')
+    out.append(f'<p class="workload">{escape(workload_line(scenario))}</p>')
     if rec.top is not None:
         rows = "".join(
             f"<tr><th>{escape(k)}</th><td class='num'>{escape(v)}</td><td>{escape(why)}</td></tr>"

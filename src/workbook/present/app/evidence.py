@@ -50,6 +50,21 @@ def risk_line_html(rec: Recommendation) -> str:
     )
 
 
+def caveats_html(rec: Recommendation) -> str:
+    """What the pick rests on that is unchecked (:attr:`workbook.decide.Recommendation.caveats`:
+    an estimated price, a time band widened for want of evidence), each with the best option that
+    does not, set apart under the headline rather than run on in its bold ("" with none)."""
+    if not rec.caveats:
+        return ""
+    items = "".join(f"<li>{escape(c)}</li>" for c in rec.caveats)
+    return (  # inline style: the static preview (:func:`preview_html`) has no app stylesheet
+        "<div class='wb-caveats' style='border-left: 4px solid #b07d00; "
+        "background: #fff8e6; padding: 4px 10px 2px 12px; margin: 6px 0 8px 0; "
+        "font-size: 0.9em; line-height: 1.4;'><b>Before you commit</b>"
+        f"<ul style='margin: 2px 0 4px 0; padding-left: 18px;'>{items}</ul></div>"
+    )
+
+
 def bill_html(rec: Recommendation) -> str:
     """What the pick's money buys: its bill line by line (the memo's
     :func:`workbook.present.breakdown.bill_frame`), so that "cost per year" beside "first-year
@@ -128,5 +143,6 @@ def preview_html(rec: Recommendation, preset: str) -> str:
         "<div style='font-size: 0.85em; color: #555;'>Recommendation for "
         f"{escape(rec.scenario.name)} (the interactive workbook is loading)</div>"
         "<div style='font-size: 1.35em; font-weight: 600; line-height: 1.35; margin: 4px 0;'>"
-        f"{escape(rec.headline)}</div><ul style='font-size: 0.9em;'>{reasons}</ul></div>"
+        f"{escape(rec.verdict)}</div>{caveats_html(rec)}"
+        f"<ul style='font-size: 0.9em;'>{reasons}</ul></div>"
     )

@@ -39,6 +39,7 @@ from ..format import download_link, escape
 from .evidence import (
     assumptions_html,
     bill_html,
+    caveats_html,
     preview_html,
     risk_line_html,
     robustness_html,
@@ -376,9 +377,9 @@ class WorkbookApp:
         rec = self.rec
         cls = "wb-headline" if rec.feasible else "wb-headline wb-infeasible"
         self.headline.value = (
-            f"<div class='{cls}' id='wb-recommendation'>{escape(rec.headline)}</div>"
+            f"<div class='{cls}' id='wb-recommendation'>{escape(rec.verdict)}</div>"
         )
-        self.risk_line.value = risk_line_html(rec)
+        self.risk_line.value = risk_line_html(rec) + caveats_html(rec)
         self.bill.value = bill_html(rec)
         self._mark_preset()
         self.reasons.value = (
