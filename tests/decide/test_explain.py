@@ -277,22 +277,40 @@ def test_a_moe_pick_says_where_its_moe_factor_comes_from_when_the_levels_part():
     assert not any("MoE efficiency" in r or "MoE factor at this level" in r for r in h100)
 
 
-def test_a_pick_on_a_widened_band_says_so_in_the_headline_and_names_the_checked_option():
-    """band-400b-plus picks 4,096 MI300X reserved, whose MoE band is widened (no MoE run or MoE
-    benchmark on MI300X). The headline says so and names what the same rule picks among the
-    options whose band is not widened: 2,048 B200 reserved, $57,181,536 against $44,792,799,
-    57,181,536 / 44,792,799 - 1 = +27.7 %. A pick on a checked part (enterprise's B200) says
-    nothing of it."""
-    rec = recommend(presets["band-400b-plus"], sensitivity=False)
+def test_a_moe_pick_without_moe_benchmarks_says_its_class_gave_its_factor():
+    """MI300X has no MoE benchmark: its reasons say its factor is interpolated on its compute
+    between its class's benchmarked parts (tests/model/test_uncertainty.py by hand: 0.46 tuned,
+    0.7 x 0.4610 / 0.5211 = 0.62 typical), naming them with their factors and peaks."""
+    moe = presets["band-400b-plus"].replace(accelerators=["mi300x"])
     said = (
-        "Its time rests on no published MoE run or MoE benchmark on AMD Instinct MI300X: its "
-        "probabilities are on a band widened 1.5x. The best option with published evidence on "
-        "its part: rent with a 1-year reservation 2048 x NVIDIA B200 (HGX B200, 180 GB), 217 days "
-        "per run, $57,181,536 per run (+28% vs the pick)."
+        "Its MoE factor is interpolated, on its 1,307 dense BF16 TFLOP/s, between the MoE "
+        "benchmarks of its class (8-GPU servers: NVIDIA H100 SXM5 80GB 0.52 at 989, NVIDIA B200 "
+        "0.32 at 2,250, NVIDIA B300 0.37 at 2,250; tuned level; held at the ends, averaged at one "
+        "peak): 0.46 at the tuned level, 0.62 at the typical."
     )
-    assert rec.headline.endswith(said)
-    other = option_row(rec.options, "b200-hgx", 2048, "rent-reserved")
+    for stack in ("typical", "tuned"):
+        reasons = recommend(moe.replace(software_stack=stack), sensitivity=False).reasons
+        assert any(said in r for r in reasons), reasons
+        assert not any("the MoE benchmarks put AMD" in r for r in reasons)
+
+
+def test_a_pick_on_a_widened_band_says_so_in_the_headline_and_names_the_checked_option():
+    """funded-startup-30b-domain picks 128 MI355X on demand, whose band is widened (no published
+    run on MI355X). The headline says so and names what the same rule picks among the options
+    whose band is not widened: 512 B200 on demand, $37,209 against $30,800, 37,209 / 30,800 - 1
+    = +20.8 %. A pick on a checked part (enterprise's B200) says nothing of it."""
+    rec = recommend(presets["funded-startup-30b-domain"], sensitivity=False)
+    said = (
+        "Its time rests on no published run on AMD Instinct MI355X: its probabilities are on a "
+        "band widened 1.5x. The best option with published evidence on its part: rent on demand "
+        "512 x NVIDIA B200 (HGX B200, 180 GB), 13 hours per run, $37,209 per run (+21% vs the "
+        "pick)."
+    )
+    assert rec.headline.endswith(said) and rec.caveats[-1] == said
+    other = option_row(rec.options, "b200-hgx", 512, "rent-on-demand")
     assert not other["time_band_widened"] and other["feasible"]
+    more = other["cost_per_run_usd"] / rec.top.cost_per_run_usd - 1
+    assert more == pytest.approx(0.208, abs=1e-3)
     enterprise = recommend(presets["enterprise-frontier-pretraining"], sensitivity=False)
     assert "Its time rests on" not in enterprise.headline
 

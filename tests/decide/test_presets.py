@@ -29,7 +29,7 @@ EXPECTED = {
     # A 1.2T / 100B-active mixture of experts: since 2026-12-03 B200's typical MoE factor is
     # carried from Hopper's whole runs by NVIDIA's own MoE benchmarks, and 1,536 B200 reserved
     # misses the year at 80 % (test_400b_band_moe_takes_each_parts_own_moe_benchmarks).
-    "band-400b-plus": ("mi300x", "rent-reserved"),
+    "band-400b-plus": ("b200-hgx", "rent-reserved"),
 }
 
 
@@ -59,12 +59,14 @@ def test_small_team_article_option_is_feasible_but_dearer(recs):
 def test_400b_band_moe_takes_each_parts_own_moe_benchmarks(recs):
     """band-400b-plus is a 1.2T / 100B-active mixture of experts. B200's typical MoE factor is
     the whole-run 0.70 (fitted on Hopper) times NVIDIA's own MoE benchmarks of B200 over H100's
-    (0.3213 / 0.5211 in data/assumptions.csv: 0.43), so the 1-year reservation of 1,536 B200 that
-    was the pick until 2026-12-03 runs 283 days at the median and, 4 days of lead time on top,
-    makes day 365 with Phi(ln(361 / 283) / 0.424) = 72 %, under the 80 % asked; 2,048 of them
-    pass at $57.2M. The pick, 4,096 MI300X reserved ($44.8M), has no MoE evidence of its own: it
-    keeps Hopper's factor, its band is widened 1.5x and its reasons say so. The article's B300
-    purchase, whose factor is carried down too (0.49), is still feasible, at 6,144 GPUs."""
+    (0.3213 / 0.5211 in data/assumptions.csv: 0.43), so the 1-year reservation of 1,536 B200
+    runs 283 days at the median and, 4 days of lead time on top, makes day 365 with
+    Phi(ln(361 / 283) / 0.424) = 72 %, under the 80 % asked; 2,048 of them pass at $57.2M, the
+    pick (89 %, on a part with MoE evidence: no caveat). MI300X has no MoE benchmark: since
+    2026-12-04 it takes its class's factor at its compute, 0.7 x 0.4610 / 0.5211 = 0.619, not
+    Hopper's 0.70, so the 4,096 MI300X reservation that was the pick until then runs
+    206.2 x 0.70 / 0.619 = 233 days and misses the 80 %. The article's B300 purchase, whose
+    factor is carried down too (0.49), is still feasible, at 6,144 GPUs."""
     rec = recs["band-400b-plus"]
     o = rec.options
     b200 = option_row(o, "b200-hgx", 1536, "rent-reserved")
@@ -73,13 +75,13 @@ def test_400b_band_moe_takes_each_parts_own_moe_benchmarks(recs):
     ratio = (365 - b200["lead_time_days"]) / b200["wall_days"]
     assert b200["p_deadline"] == pytest.approx(NormalDist().cdf(math.log(ratio) / sigma), abs=0.01)
     assert 0.70 < b200["p_deadline"] < 0.75 and not b200["feasible"]
-    assert option_row(o, "b200-hgx", 2048, "rent-reserved")["feasible"]
-    pick = option_row(o, "mi300x", 4096, "rent-reserved")
-    assert rec.top.n_gpus == 4096 and pick["time_band_widened"]
-    assert pick["moe_factor"] == pytest.approx(0.7) and pick["cost_per_run_usd"] < 57.2e6
-    assert any(
-        "no published MoE run or MoE benchmark on AMD Instinct MI300X" in r for r in rec.reasons
-    )
+    pick = option_row(o, "b200-hgx", 2048, "rent-reserved")
+    assert rec.top.n_gpus == 2048 and pick["feasible"] and not pick["time_band_widened"]
+    assert rec.top.cost_per_run_usd == pytest.approx(57_181_536, abs=1) and rec.caveats == []
+    mi300x = option_row(o, "mi300x", 4096, "rent-reserved")
+    assert mi300x["moe_factor"] == pytest.approx(0.7 * 0.4610 / 0.5211, abs=1e-4)
+    assert mi300x["wall_days"] == pytest.approx(233.1, abs=0.1) and not mi300x["feasible"]
+    assert mi300x["time_band_widened"]
     cmp = article_comparison(rec, "band-400b-plus")
     assert "buy-new 6144 x NVIDIA B300" in cmp and "is feasible" in cmp
 

@@ -66,19 +66,19 @@ def test_add_sensitivity_uses_the_recommendations_own_catalog_by_default():
 
 
 def test_engineer_cost_moves_an_owned_picks_staff_line():
-    """band-400b-plus, owning only, buys 3,072 MI350X (384 nodes: ceil(384 / 16) = 24 engineers,
-    $7.2M a year, 1 run a year). Engineer cost $190K-$450K (data/assumptions.csv) around $300K
-    moves its cost per run by 24 x ($190K - $300K) = -$2.64M and 24 x ($450K - $300K) = +$3.6M.
-    (Since a new cluster's delivery is a band, 1,536 B200 (12 weeks, 8-43) finish within the
-    year with 67 %, under the 80 % asked; with its support, spares and network lines a purchase
-    loses to a 1-year reservation when renting is allowed.)"""
+    """band-400b-plus, owning only, buys 3,456 GB200 NVL72 (864 four-GPU trays: ceil(864 / 16) =
+    54 engineers, $16.2M a year, 1 run a year). Engineer cost $190K-$450K (data/assumptions.csv)
+    around $300K moves its cost per run by 54 x ($190K - $300K) = -$5.94M and 54 x ($450K -
+    $300K) = +$8.1M. (Since 2026-12-04 MI350X, with no MoE benchmark, takes its class's MoE
+    factor at its compute, 0.46 typical: the 3,072 MI350X bought until then finish within the
+    year with 64 %, under the 80 % asked.)"""
     owned = presets["band-400b-plus"].replace(acquisition_modes=["buy-new"])
     r = recommend(owned, monte_carlo_samples=0)
-    assert (r.top.accelerator, r.top.n_gpus, r.top.acquisition) == ("mi350x", 3072, "buy-new")
-    assert r.top.staff_usd_per_year == 24 * 300_000
+    assert (r.top.accelerator, r.top.n_gpus, r.top.acquisition) == ("gb200-nvl72", 3456, "buy-new")
+    assert r.top.nodes == 864 and r.top.staff_usd_per_year == 54 * 300_000
     row = r.sensitivity.set_index("parameter").loc["engineer_cost_usd_per_year"]
-    assert row["cost_per_run_at_low"] - r.top.cost_per_run_usd == pytest.approx(-2_640_000)
-    assert row["cost_per_run_at_high"] - r.top.cost_per_run_usd == pytest.approx(3_600_000)
+    assert row["cost_per_run_at_low"] - r.top.cost_per_run_usd == pytest.approx(-5_940_000)
+    assert row["cost_per_run_at_high"] - r.top.cost_per_run_usd == pytest.approx(8_100_000)
 
 
 def test_monte_carlo_over_the_statically_feasible_options_picks_the_same_winners(rec, cat):

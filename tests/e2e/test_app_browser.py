@@ -101,7 +101,7 @@ def test_deep_link_opens_the_linked_preset_without_a_stale_preview(voila_app, br
         voila_app.url + "?preset=band-400b-plus", wait_until="domcontentloaded", timeout=180_000
     )
     text = _wait_headline(page, _expected("band-400b-plus"), timeout_s=180)
-    assert "4096 x AMD Instinct MI300X" in text, text  # the pick: tests/decide/test_presets.py
+    assert "2048 x NVIDIA B200" in text, text  # the pick: tests/decide/test_presets.py
     assert page.query_selector("#wb-preview") is None  # no preview of the default scenario
     assert outside == []
     screenshot(page, "app-6-deep-link")
@@ -132,7 +132,7 @@ def _click_preset(page, name: str) -> str:
 
 
 def test_preset_then_cooling_to_air_keeps_the_rented_pick_and_redraws(app_page):
-    """The 400B+ preset reserves 4,096 MI300X for a year (a MoE: tests/decide/test_presets.py);
+    """The 400B+ preset reserves 2,048 B200 for a year (a MoE: tests/decide/test_presets.py);
     with air racks the owned NVL72 options drop out but a rented
     cluster sits in the cloud's racks, so the pick and its headline stay the engine's for air and
     every chart is drawn again."""

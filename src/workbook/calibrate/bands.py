@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from ..catalog import Catalog, resolve_catalog
-from ..model import assumption_values, benchmark_rows, tuned_stack_factor
+from ..model import assumption_values, benchmark_rows, moe_by_class, tuned_stack_factor
 from .benchmarks import benchmark_throughput
 from .cache import PerCatalog
 from .metrics import _ratios, metrics
@@ -279,7 +279,8 @@ def fit_moe_tuned(catalog: Catalog | None = None, traffic: float | None = None) 
 def tuned_loo_ratios(catalog: Catalog | None = None, traffic: float | None = None) -> pd.DataFrame:
     """Every benchmark row against the tuned stack with its precision's speedup (and, for a
     mixture of experts, the MoE factor: its part's own where the part has
-    :data:`PART_MOE_MIN_ROWS` MoE rows, :func:`tuned_part_moe`) refitted without it (a held-out
+    :data:`PART_MOE_MIN_ROWS` MoE rows, :func:`tuned_part_moe`, else its class's at its compute,
+    :func:`workbook.model.moe_by_class`) refitted without it (a held-out
     dense row's is the full fit, which never saw it) and its part's stack factor, at HBM
     ``traffic`` (default the stored tuned value): :func:`tuned_base_throughput` plus
     ``loo_speedup``, ``loo_moe`` (the tuned / engine MoE multiplier; 1 for a dense row),
@@ -296,9 +297,18 @@ def tuned_loo_ratios(catalog: Catalog | None = None, traffic: float | None = Non
         rest = bench.drop(index=i)
         sp = _speedups(rest)
         speed.append(speedup_of(sp, p, vendor))
-        if moe_row and counts.get(part, 0) >= PART_MOE_MIN_ROWS:  # its part's own, without it
-            rest = rest[rest["accelerator"] == part]
-        moe.append(_moe_tuned(rest, sp, moe_efficiency) / moe_efficiency if moe_row else 1.0)
+        if not moe_row:
+            moe.append(1.0)
+        elif counts.get(part, 0) >= PART_MOE_MIN_ROWS:  # its part's own, without it
+            own = _moe_tuned(rest[rest["accelerator"] == part], sp, moe_efficiency)
+            moe.append(own / moe_efficiency)
+        else:  # its class's at its compute, the other parts' own refitted without it
+            by_class = moe_by_class(
+                cat.tables["accelerators"],
+                _part_moe(rest, sp, moe_efficiency),
+                _moe_tuned(rest, sp, moe_efficiency),
+            )
+            moe.append(by_class[part] / moe_efficiency)
     loo, loo_moe = np.array(speed), np.array(moe)
     pred = (bench["predicted_tok_s_gpu"] * bench["stack_factor"]).to_numpy(float) * loo * loo_moe
     return bench.assign(

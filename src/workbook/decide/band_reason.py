@@ -52,6 +52,10 @@ class BandBasis:
     moe_factors: dict | None = None
     #: ``moe_efficiency``, the whole-run MoE factor fitted on Hopper [x].
     moe_whole_run: float = 0.0
+    #: Each part with no MoE benchmark of its own -> its dense BF16 peak [TFLOP/s], whether its
+    #: class is rack-scale, and its class's benchmarked parts as (name, peak, tuned factor)
+    #: (:func:`workbook.model.moe_by_class`).
+    moe_carry: dict | None = None
 
 
 def missing_evidence(best: pd.Series) -> str:
@@ -121,6 +125,9 @@ def _moe_level_clause(best: pd.Series, basis: BandBasis) -> str:
     typical, tuned = (factors.get(level, {}).get(part) for level in ("typical", "tuned"))
     if typical is None or tuned is None:
         return ""
+    carry = (basis.moe_carry or {}).get(part)
+    if carry is not None and abs(typical - basis.moe_whole_run) > 1e-9:
+        return _moe_carry_clause(carry, typical, tuned)
     if best["stack_level"] == "typical" and abs(typical - basis.moe_whole_run) > 1e-9:
         return (
             f" For a mixture of experts the typical level's factor ({basis.moe_whole_run:.2f}) "
@@ -136,6 +143,19 @@ def _moe_level_clause(best: pd.Series, basis: BandBasis) -> str:
             "the fast end for a mixture of experts."
         )
     return ""
+
+
+def _moe_carry_clause(carry: tuple, typical: float, tuned: float) -> str:
+    """`` Its MoE factor is interpolated, on its 2,500 dense BF16 TFLOP/s, between ...``: where
+    the MoE factor of a part with no MoE benchmark of its own comes from."""
+    peak, rack, evidence = carry
+    cls = "rack-scale domains" if rack else "8-GPU servers"
+    shown = ", ".join(f"{name} {factor:.2f} at {p:,.0f}" for name, p, factor in evidence)
+    return (
+        f" Its MoE factor is interpolated, on its {peak:,.0f} dense BF16 TFLOP/s, between the MoE "
+        f"benchmarks of its class ({cls}: {shown}; tuned level; held at the ends, averaged at "
+        f"one peak): {tuned:.2f} at the tuned level, {typical:.2f} at the typical."
+    )
 
 
 #: The share of a tuned pick's time the per-step overhead must cost before its reasons say so.

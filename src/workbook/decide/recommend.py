@@ -30,7 +30,7 @@ from ..calibrate import (
     tuned_evidence_cached,
 )
 from ..catalog import Catalog, load_catalog
-from ..model import assumption_values, level_moe_efficiency
+from ..model import assumption_values, level_moe_efficiency, moe_classes
 from . import sensitivity as sensitivity_analysis
 from .band_reason import BandBasis
 from .caveats import estimate_caveat, evidence_caveat
@@ -352,8 +352,26 @@ def band_basis(cat: Catalog) -> BandBasis:
     }
     return BandBasis(
         runs, benchmarks, a["time_band_widening_no_evidence"], tuned.moe_loo, tuned.fp4_holdout,
-        tuned.fp4_loo, tuned.scale_holdout, moe, a["moe_efficiency"],
+        tuned.fp4_loo, tuned.scale_holdout, moe, a["moe_efficiency"], _moe_carry(cat),
     )  # fmt: skip
+
+
+def _moe_carry(cat: Catalog) -> dict:
+    """:attr:`BandBasis.moe_carry`: each part with no MoE benchmark of its own, its peak, class
+    and its class's benchmarked parts (names without their parenthesis)."""
+    spec = cat.tables["accelerators"]
+    own = cat.own_values("assumptions", "moe_efficiency_tuned")
+    by_id = spec.set_index("accelerator_id")
+    out = {}
+    for rack, (parts, known) in zip((True, False), moe_classes(spec, own)):
+        evidence = [
+            (by_id.at[p, "name"].split(" (")[0], float(by_id.at[p, "tflops_dense_bf16"]), f)
+            for p, f in sorted(known.items(), key=lambda kv: by_id.at[kv[0], "tflops_dense_bf16"])
+        ]
+        for p in parts:
+            if p not in own and evidence:
+                out[p] = (float(by_id.at[p, "tflops_dense_bf16"]), rack, evidence)
+    return out
 
 
 def best_among(s: Scenario, o: pd.DataFrame, rule: TieRule, among) -> pd.Series | None:

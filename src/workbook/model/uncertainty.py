@@ -152,27 +152,74 @@ def _has_evidence(
     return has.to_numpy()[codes]
 
 
+#: A part whose scale-up domain holds at most this many GPUs (a server: NVLink or Infinity Fabric
+#: inside 8 GPUs) sends a large expert-parallel all-to-all over its scale-out network; a larger
+#: domain (an NVL72 rack, a TPU pod) keeps it on its scale-up links. The two classes of the MoE
+#: carry (:func:`moe_by_class`).
+MOE_SERVER_CLASS_GPUS = 8
+
+
+def moe_classes(spec: pd.DataFrame, own: dict[str, float]) -> list[tuple[pd.Index, pd.Series]]:
+    """The scale-up classes of :func:`moe_by_class` (rack-scale, then server): each class's parts
+    and the own factors of those of them with one and a dense BF16 peak (accelerator id ->
+    factor)."""
+    spec = spec.set_index("accelerator_id")
+    rack = (spec["scale_up_domain_gpus"] > MOE_SERVER_CLASS_GPUS).to_numpy()
+    peak = spec["tflops_dense_bf16"].astype(float)
+    out = []
+    for in_class in (rack, ~rack):
+        parts = spec.index[in_class]
+        known = pd.Series({p: own[p] for p in parts if p in own}, dtype=float)
+        out.append((parts, known[np.isfinite(peak.reindex(known.index).to_numpy())]))
+    return out
+
+
+def moe_by_class(spec: pd.DataFrame, own: dict[str, float], pooled: float) -> dict[str, float]:
+    """Each part's tuned MoE factor [x]: its own (``own``: accelerator id -> factor, fitted on its
+    MoE benchmarks), else interpolated on the log of its dense BF16 peak between the parts of its
+    scale-up class (:data:`MOE_SERVER_CLASS_GPUS`) that have their own (parts of one peak averaged;
+    clamped to their range: no extrapolation), else ``pooled`` (no part of its class has one).
+
+    The rule declared in CHANGELOG.md on 2026-12-04: in the vendors' own MoE tables a server part's
+    MoE factor falls as its compute grows on the same 400-800 Gb/s scale-out network (H100 0.52,
+    B200 and B300 0.32 and 0.37), so a part with none of its own takes what its class shows at its
+    compute, not the pooled factor (whose rows are mostly H100's and rack-scale parts')."""
+    log_peak = np.log(spec.set_index("accelerator_id")["tflops_dense_bf16"].astype(float))
+    out = {}
+    for parts, known in moe_classes(spec, own):
+        points = known.groupby(log_peak[known.index].round(12).to_numpy()).mean()
+        for p in parts:
+            if p in own:
+                out[p] = float(own[p])
+            elif points.empty or not np.isfinite(log_peak[p]):
+                out[p] = float(pooled)
+            else:
+                out[p] = float(np.interp(log_peak[p], points.index, points.to_numpy()))
+    return out
+
+
 def level_moe_efficiency(
     catalog: Catalog, accelerator, stack: np.ndarray, a: dict, tuned_pooled: float | None = None
 ) -> np.ndarray:
     """The mixture-of-experts throughput multiplier of each configuration's level [x].
 
     - ``"tuned"``: the part's own ``moe_efficiency_tuned`` row (keyed by accelerator: fitted on
-      its own MoE benchmarks), else the pooled one (``tuned_pooled``, default ``a``'s).
+      its own MoE benchmarks), else its scale-up class's at its compute (:func:`moe_by_class`),
+      else the pooled one (``tuned_pooled``, default ``a``'s).
     - ``"typical"``: ``moe_efficiency``, fitted on whole runs that are all on Hopper
-      (:data:`MOE_WHOLE_RUN_PART`), times, on a part with its own tuned row, that row over the
-      Hopper part's: the vendor's MoE benchmarks of both parts, side by side in one table, carry
-      the whole-run factor to the other part (rule declared in CHANGELOG.md, 2026-12-03). A part
-      with no MoE benchmark of its own keeps Hopper's (and its band is widened:
-      :func:`time_band`).
+      (:data:`MOE_WHOLE_RUN_PART`), times the part's tuned factor over the Hopper part's: the
+      vendor's MoE benchmarks of both parts, side by side in one table, carry the whole-run factor
+      to the other part (rules declared in CHANGELOG.md, 2026-12-03 and 2026-12-04). A part with
+      no MoE benchmark of its own has its band widened (:func:`time_band`).
     - ``"engine"``: ``moe_efficiency`` (the step-time model as fitted: what the fits compare).
     """
     own = catalog.own_values("assumptions", "moe_efficiency_tuned")
     pooled = a["moe_efficiency_tuned"] if tuned_pooled is None else tuned_pooled
-    tuned = _per_part(accelerator, lambda part: own.get(part, pooled))
+    by_part = moe_by_class(catalog.tables["accelerators"], own, pooled)
+    tuned = _per_part(accelerator, lambda part: by_part.get(part, pooled))
     anchor = own.get(MOE_WHOLE_RUN_PART)
     carried = _per_part(
-        accelerator, lambda part: own[part] / anchor if part in own and anchor else 1.0
+        accelerator, lambda part: by_part[part] / anchor if part in by_part and anchor else 1.0
     )
     return np.select(
         [stack == "tuned", stack == "typical"],
