@@ -39,6 +39,18 @@ def test_cells_format_by_column_and_escape_text():
     assert cell("x", "<a>", raw=True) == "<td><a></td>"
 
 
+def test_a_dollar_amount_written_as_text_is_a_number_cell():
+    """The bill's amounts are text (usd_short): as number cells they are never broken inside on a
+    phone (the app's td.num is nowrap; a 400 px bill wrapped "$55.6" / "M") and right-aligned in
+    the memo; text with a dollar in it is still text."""
+    for amount in ("$55.6M", "$366,048", "-$2.6M", "$1.2B", "$12"):
+        assert cell("First year", amount) == f'<td class="num">{amount}</td>'
+    assert cell("Kind", "opex a year") == "<td>opex a year</td>"
+    assert cell("What", "$5 a GPU-hour") == "<td>$5 a GPU-hour</td>"
+    bill = pd.DataFrame({"What": ["GPU rent", "Total"], "First year": ["$55.6M", ""]})
+    assert '<th>What</th><th class="num">First year</th>' in html_table(bill)
+
+
 def test_table_titles_numbers_and_raw_columns():
     df = pd.DataFrame(
         {"cost_per_run_usd": [1e6], "accelerator": ["h100<"], "source": ['<a href="u">u</a>']}

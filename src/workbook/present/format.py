@@ -189,9 +189,15 @@ TITLES = {
 ID_COLUMNS = frozenset({"parameter", "field", "accelerator", "for"})
 
 
+#: A dollar amount already written as text (``$55.6M``, ``$366,048``, ``-$2.6M``): a number cell,
+#: right-aligned and never broken inside (a phone's narrow table wrapped ``$55.6`` / ``M``).
+_MONEY_TEXT = re.compile(r"^[-+]?\$[\d,]+(\.\d+)?[KMB]?$")
+
+
 def cell(col: str, v: Any, raw: bool = False) -> str:
     """One ``<td>`` of column ``col``: formatted by :data:`FORMATS`, a number, or escaped text
-    (``yes`` / ``no`` for booleans, lists joined by ``; ``); ``raw`` inserts ``v`` as HTML."""
+    (``yes`` / ``no`` for booleans, lists joined by ``; ``; a dollar amount as text is a number
+    cell); ``raw`` inserts ``v`` as HTML."""
     if raw:
         return f"<td>{'' if v is None else v}</td>"
     if isinstance(v, (list, tuple)):
@@ -203,6 +209,8 @@ def cell(col: str, v: Any, raw: bool = False) -> str:
             return f'<td class="num">{FORMATS[col](v)}</td>'
         except (TypeError, ValueError):
             return f"<td>{escape(v)}</td>"
+    if isinstance(v, str) and _MONEY_TEXT.match(v):
+        return f'<td class="num">{escape(v)}</td>'
     if isinstance(v, (bool, str)) or not isinstance(v, (int, float)):
         attr = ' class="id"' if col in ID_COLUMNS else ""
         shown = "yes" if v is True else "no" if v is False else readable(v)
@@ -212,10 +220,15 @@ def cell(col: str, v: Any, raw: bool = False) -> str:
 
 
 def _is_number_column(df: pd.DataFrame, col: str) -> bool:
-    dtype = df[col]
-    return col in FORMATS or (
-        pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
-    )
+    """A column of numbers, or of dollar amounts written as text (blanks aside): its title is
+    right-aligned over its cells."""
+    values = df[col]
+    if col in FORMATS:
+        return True
+    if pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values):
+        shown = [v for v in values if isinstance(v, str) and v]
+        return bool(shown) and all(_MONEY_TEXT.match(v) for v in shown)
+    return pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
 
 
 def html_table(df: pd.DataFrame, raw: Iterable[str] = ()) -> str:
