@@ -69,6 +69,9 @@ def duration_text(days: float) -> str:
     return days_text(days)
 
 
+#: The title over a pick's caveats (``Recommendation.caveats``): app, notebook 08 and memo alike.
+CAVEATS_TITLE = "Before you commit"
+
 #: Probabilities said as "over 99 %" / "under 1 %" beyond these: the band's tails are fitted on a
 #: few dozen published runs and say nothing finer.
 PROBABILITY_SAID_WITHIN = (0.01, 0.99)

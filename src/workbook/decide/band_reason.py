@@ -126,9 +126,10 @@ def _moe_level_clause(best: pd.Series, basis: BandBasis) -> str:
     if typical is None or tuned is None:
         return ""
     carry = (basis.moe_carry or {}).get(part)
-    if carry is not None and abs(typical - basis.moe_whole_run) > 1e-9:
+    off_hopper = abs(typical - basis.moe_whole_run) > 1e-9
+    if carry is not None and off_hopper:
         return _moe_carry_clause(carry, typical, tuned)
-    if best["stack_level"] == "typical" and abs(typical - basis.moe_whole_run) > 1e-9:
+    if best["stack_level"] == "typical" and off_hopper:
         return (
             f" For a mixture of experts the typical level's factor ({basis.moe_whole_run:.2f}) "
             f"was fitted on published whole runs that are all on Hopper; the MoE benchmarks put "

@@ -17,7 +17,7 @@ from ..catalog import Catalog, resolve_catalog
 from ..decide import WORKLOADS, Scenario, recommend
 from ..present.charts import frontier_chart
 from ..present.format import usd
-from ..text import params_label
+from ..text import CAVEATS_TITLE, params_label
 from ..units import GIGA, MEGA, TERA
 from .choices import load_choices
 from .widgets import Control, GuidePanel, Rendered
@@ -133,7 +133,7 @@ def recommendation_guide(
             shown = ("The pick and the runners-up", _options_table(rec))
         else:
             shown = ("The nearest options and what they fail on", rec.nearest[NEAREST_COLUMNS])
-        parts = [("Before you commit", rec.caveats)] if rec.caveats else []
+        parts = [(CAVEATS_TITLE, rec.caveats)] if rec.caveats else []
         parts += [("Why", rec.reasons), shown]
         if not rec.pareto.empty:
             parts.append(("Time against cost (the frontier)", frontier_chart(rec)))

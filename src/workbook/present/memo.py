@@ -131,10 +131,8 @@ MEMO_OPEN = '<div class="memo tex2jax_ignore mathjax_ignore">'
 def recommendation_sentence(rec: Recommendation) -> str:
     """The one sentence the memo opens with: ``rec.verdict`` (the headline without the caveats the
     summary lists under it), or why nothing qualifies."""
-    if rec.top is not None and rec.top.sentence:
+    if rec.verdict:
         return rec.verdict
-    if rec.headline:
-        return rec.headline
     return "No option meets every constraint" + (f": {rec.reasons[0]}" if rec.reasons else ".")
 
 

@@ -26,6 +26,7 @@ from ..decide import (
     presets,
 )
 from ..text import (
+    CAVEATS_TITLE,
     MODE_PHRASE,
     co2e_text,
     days_text,
@@ -55,7 +56,7 @@ def summary_section(scenario: Scenario, rec: Recommendation, sentence: str, pres
     ]
     if rec.caveats:  # an estimated price, a widened time band: apart from the bold sentence
         items = "".join(f"<li>{escape(readable(c))}</li>" for c in rec.caveats)
-        out.append(f'<div class="caveats"><b>Before you commit</b><ul>{items}</ul></div>')
+        out.append(f'<div class="caveats"><b>{CAVEATS_TITLE}</b><ul>{items}</ul></div>')
     out.append(f'<p class="workload">{escape(workload_line(scenario))}</p>')
     if rec.top is not None:
         rows = "".join(

@@ -13,7 +13,7 @@ import pandas as pd
 
 from ...catalog import Catalog
 from ...decide import Recommendation, monte_carlo_draws, option_bands, option_row
-from ...text import probability_text, runs_text, snapshot_line
+from ...text import CAVEATS_TITLE, probability_text, runs_text, snapshot_line
 from ..breakdown import bill_frame
 from ..format import escape, html_table, usd_short
 from ..memo import tornado_table
@@ -60,7 +60,7 @@ def caveats_html(rec: Recommendation) -> str:
     return (  # inline style: the static preview (:func:`preview_html`) has no app stylesheet
         "<div class='wb-caveats' style='border-left: 4px solid #b07d00; "
         "background: #fff8e6; padding: 4px 10px 2px 12px; margin: 6px 0 8px 0; "
-        "font-size: 0.9em; line-height: 1.4;'><b>Before you commit</b>"
+        f"font-size: 0.9em; line-height: 1.4;'><b>{CAVEATS_TITLE}</b>"
         f"<ul style='margin: 2px 0 4px 0; padding-left: 18px;'>{items}</ul></div>"
     )
 
