@@ -21,7 +21,7 @@ def test_benchmark_throughput_is_the_steady_state_prediction(cat):
         == (
             (runs["row_type"] == "throughput_benchmark") & runs["tokens_per_s_per_gpu"].notna()
         ).sum()
-        == 116
+        == 118
     )
     rows = runs[runs["run_id"] == "mpt-7b-bench-h100"].assign(n_gpus=8)
     # the benchmark is predicted with MPT-7B's exact shape (shape_id, data/model_shapes.csv)
@@ -53,7 +53,7 @@ def test_benchmark_throughput_is_the_steady_state_prediction(cat):
     figures = cli_validate.report(cat, out=out, cv=False)
     m = calibrate.metrics(b["published_tok_s_gpu"], b["predicted_tok_s_gpu"])
     assert (figures["benchmark_runs"], figures["benchmark_mdape"]) == (
-        116,
+        118,
         pytest.approx(m["mdape"]),
     )
     # The tuned per-step overhead, and its factor by hand: 16M tokens on 16,384 GPUs is 976.6
@@ -250,3 +250,25 @@ def test_mlperf_v50_second_batch_rows_are_their_logs_median_throughput(cat):
     assert "result_1.txt" in runs.loc["mlperf-v50-405b-h200-512-nebius", "source"]
     second = runs.index[runs["split_reason"].str.contains("second batch", na=False)]
     assert len(second) == 13
+
+
+def test_torchtitan_h200_rows_are_its_table_and_a_table_of_their_own(cat):
+    """torchtitan's H200 benchmark (Trainy on WhiteFiber, June 2025; declared 2026-12-04): the
+    table's TPS/GPU as published (4 nodes 10,938, 8 nodes 10,753), FP8 (torchao Float8), sequence
+    8,192, global batch 2 sequences x the GPU count x 8,192 (32 GPUs: 524,288 tokens); held out,
+    on the catalog's H200 with Llama 3's exact shape. validate shows them as their own table,
+    torchtitan (PyTorch), not as papers."""
+    runs = cat.tables["published_runs"].set_index("run_id")
+    for gpus, tps in ((32, 10938), (64, 10753)):
+        row = runs.loc[f"torchtitan-llama31-8b-h200-{gpus}"]
+        assert (row["tokens_per_s_per_gpu"], row["gpu_count"]) == (tps, gpus)
+        assert (row["precision"], row["seq_len"], row["split"]) == ("fp8", 8192, "holdout")
+        assert row["global_batch_tokens"] == 2 * gpus * 8192
+        assert (row["accelerator_id"], row["shape_id"], row["software"]) == (
+            "h200-sxm",
+            "llama3-8b",
+            "torchtitan",
+        )
+    assert 2 * 32 * 8192 == 524_288
+    b = calibrate.benchmark_table(cat).set_index("run")
+    assert set(b.loc[b.index.str.startswith("torchtitan-"), "source"]) == {"torchtitan (PyTorch)"}

@@ -69,3 +69,29 @@ def test_the_held_out_vendor_bias_is_in_the_figures(summary):
     for (vendor, kind), err in by.items():
         assert summary.figures[f"tuned_holdout_bias_{vendor.lower()}_{kind.lower()}"] == err
         assert abs(err) < 1
+
+
+def test_other_stacks_are_the_held_out_rows_of_trainers_that_are_not_a_vendor_recipe():
+    """tuned_other_stacks on a hand-made tuned table: torchtitan's two held-out rows +40 % and
+    +50 % (median +45 %, MdAPE 45 %) on two parts; its calibration row, and a held-out NeMo row,
+    are not counted; with no such row the answer is empty."""
+    import pandas as pd
+
+    from workbook.calibrate import levels
+
+    table = pd.DataFrame(
+        {
+            "source": ["torchtitan (PyTorch)"] * 3 + ["NeMo (NVIDIA)"],
+            "split": ["holdout", "holdout", "excluded", "holdout"],
+            "accelerator": ["h200-sxm", "h100-sxm", "h100-sxm", "b200-hgx"],
+            "published_tok_s_gpu": [100.0] * 4,
+            "predicted_tok_s_gpu": [140.0, 150.0, 300.0, 80.0],
+        }
+    )
+    seen = levels.tuned_other_stacks(tuned=table)
+    assert list(seen) == ["torchtitan (PyTorch)"]
+    t = seen["torchtitan (PyTorch)"]
+    assert (t["n"], t["parts"]) == (2, ("h100-sxm", "h200-sxm"))
+    assert t["median_error"] == pytest.approx(0.45)
+    assert t["mdape"] == pytest.approx(0.45)
+    assert levels.tuned_other_stacks(tuned=table[table["source"] == "NeMo (NVIDIA)"]) == {}

@@ -52,6 +52,7 @@ from .levels import (
     tuned_fp4_holdout,
     tuned_fp4_loo,
     tuned_moe_loo,
+    tuned_other_stacks,
     tuned_scale_holdout,
 )
 from .metrics import (
@@ -134,6 +135,7 @@ __all__ = [
     "tuned_base_throughput",
     "tuned_loo_ratios",
     "tuned_fp4_holdout",
+    "tuned_other_stacks",
     "tuned_scale_holdout",
     "tuned_fp4_loo",
     "tuned_evidence",

@@ -130,7 +130,8 @@ def _steady_throughput(
 
 def _benchmark_source(source: pd.Series) -> np.ndarray:
     """The software a benchmark ran: llm-foundry (MosaicML), NeMo AutoModel (NVIDIA's PyTorch
-    stack), NeMo (NVIDIA: Megatron-Core), MLPerf, Primus (AMD), or papers."""
+    stack), NeMo (NVIDIA: Megatron-Core), MLPerf, Primus (AMD), torchtitan (PyTorch's own
+    trainer), or papers."""
     src = source.fillna("")
     return np.select(
         [
@@ -139,6 +140,7 @@ def _benchmark_source(source: pd.Series) -> np.ndarray:
             src.str.contains("NeMo"),
             src.str.contains("MLPerf"),
             src.str.contains("Primus"),
+            src.str.contains("torchtitan"),
         ],
         [
             "llm-foundry (MosaicML)",
@@ -146,6 +148,7 @@ def _benchmark_source(source: pd.Series) -> np.ndarray:
             "NeMo (NVIDIA)",
             "MLPerf (vendor submissions)",
             "Primus (AMD)",
+            "torchtitan (PyTorch)",
         ],
         "papers",
     )

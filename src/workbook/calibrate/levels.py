@@ -191,6 +191,29 @@ def tuned_scale_holdout(
     }
 
 
+#: Benchmark tables (:func:`benchmark_throughput`'s ``source``) of trainers that are not a
+#: vendor's reference recipe, the tuned level's meaning (declared in CHANGELOG.md 2026-12-04
+#: before their rows' errors were computed): their held-out rows say how far a plan at the tuned
+#: level is for a team that trains on them.
+OTHER_STACK_SOURCES = ("torchtitan (PyTorch)",)
+
+
+def tuned_other_stacks(
+    catalog: Catalog | None = None, tuned: pd.DataFrame | None = None
+) -> dict[str, dict]:
+    """The tuned level on the held-out benchmark rows of each of :data:`OTHER_STACK_SOURCES`
+    (they fit nothing): ``n``, ``mdape``, ``median_error`` (predicted / published - 1, signed)
+    and ``parts`` (their accelerator ids); a source without such rows is left out. ``tuned`` as
+    :func:`tuned_fp4_holdout`'s."""
+    if tuned is None:
+        tuned = benchmark_throughput(resolve_catalog(catalog), "tuned")
+    rows = tuned[(tuned["split"] == "holdout") & tuned["source"].isin(OTHER_STACK_SOURCES)]
+    return {
+        str(source): {**_signed_metrics(g), "parts": tuple(sorted(set(g["accelerator"])))}
+        for source, g in rows.groupby("source", sort=True)
+    }
+
+
 @dataclass(frozen=True)
 class TunedEvidence:
     """The live figures a tuned pick's reasons quote (:func:`tuned_evidence`)."""
@@ -203,12 +226,14 @@ class TunedEvidence:
     fp4_holdout: dict | None
     #: :func:`tuned_scale_holdout`.
     scale_holdout: dict = field(default_factory=dict)
+    #: :func:`tuned_other_stacks`.
+    other_stacks: dict = field(default_factory=dict)
 
 
 def tuned_evidence(catalog: Catalog | None = None) -> TunedEvidence:
-    """:func:`tuned_moe_loo`, :func:`tuned_fp4_loo`, :func:`tuned_fp4_holdout` and
-    :func:`tuned_scale_holdout` of ``catalog``, the leave-one-out and tuned-level benchmark
-    tables computed once each."""
+    """:func:`tuned_moe_loo`, :func:`tuned_fp4_loo`, :func:`tuned_fp4_holdout`,
+    :func:`tuned_scale_holdout` and :func:`tuned_other_stacks` of ``catalog``, the leave-one-out
+    and tuned-level benchmark tables computed once each."""
     cat = resolve_catalog(catalog)
     loo, tuned = tuned_loo_ratios(cat), benchmark_throughput(cat, "tuned")
     return TunedEvidence(
@@ -216,6 +241,7 @@ def tuned_evidence(catalog: Catalog | None = None) -> TunedEvidence:
         tuned_fp4_loo(cat, loo),
         tuned_fp4_holdout(cat, tuned),
         tuned_scale_holdout(cat, tuned),
+        tuned_other_stacks(cat, tuned),
     )
 
 

@@ -56,6 +56,9 @@ class BandBasis:
     #: class is rack-scale, and its class's benchmarked parts as (name, peak, tuned factor)
     #: (:func:`workbook.model.moe_by_class`).
     moe_carry: dict | None = None
+    #: The tuned level on the held-out benchmarks of trainers that are not a vendor's recipe, per
+    #: table (``n``, ``median_error``, ``parts``: :func:`workbook.calibrate.tuned_other_stacks`).
+    other_stacks: dict | None = None
 
 
 def missing_evidence(best: pd.Series) -> str:
@@ -112,7 +115,7 @@ def band_reason(best: pd.Series, basis: BandBasis) -> str:
     if best["stack_level"] == "tuned" and not is_moe:
         text += _scale_clause(best, basis)
     if best["stack_level"] == "tuned":
-        text += _overhead_clause(best)
+        text += _overhead_clause(best) + _other_stack_clause(basis)
     return text
 
 
@@ -191,6 +194,24 @@ def _scale_clause(best: pd.Series, basis: BandBasis) -> str:
         f" On {best['name']} at {lo:,}-{hi:,} GPUs the tuned level was {off} on the "
         f"{seen['n']} held-out benchmarks there, so at {int(best['n_gpus']):,} GPUs read this "
         f"time as {reading}."
+    )
+
+
+def _other_stack_clause(basis: BandBasis) -> str:
+    """How far the tuned level was on the held-out benchmarks of trainers that are not a vendor's
+    reference recipe (PyTorch's torchtitan: CHANGELOG.md 2026-12-04), as the time those runs took
+    against the time it plans: a team on such a stack should not plan at the tuned level's rate."""
+    seen = [
+        f"{source} took a median {1 + v['median_error']:.2f}x its time on {v['n']} held-out "
+        f"benchmarks ({', '.join(v['parts'])})"
+        for source, v in sorted((basis.other_stacks or {}).items())
+    ]
+    if not seen:
+        return ""
+    return (
+        " The tuned level is what vendors' own recipes reached (NeMo / Megatron, their MLPerf "
+        f"submissions, AMD's Primus); {'; '.join(seen)}: on such a trainer, plan at the typical "
+        "level or with a pilot run's time factor."
     )
 
 

@@ -353,7 +353,16 @@ def band_basis(cat: Catalog) -> BandBasis:
     return BandBasis(
         runs, benchmarks, a["time_band_widening_no_evidence"], tuned.moe_loo, tuned.fp4_holdout,
         tuned.fp4_loo, tuned.scale_holdout, moe, a["moe_efficiency"], _moe_carry(cat),
+        _named_parts(cat, tuned.other_stacks),
     )  # fmt: skip
+
+
+def _named_parts(cat: Catalog, per_source: dict) -> dict:
+    """:attr:`BandBasis.other_stacks`: each table's parts by their catalog names."""
+    names = cat.tables["accelerators"].set_index("accelerator_id")["name"]
+    return {
+        src: {**v, "parts": tuple(names[p] for p in v["parts"])} for src, v in per_source.items()
+    }
 
 
 def _moe_carry(cat: Catalog) -> dict:
