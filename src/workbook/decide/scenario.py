@@ -181,8 +181,10 @@ class Scenario(BaseModel):
         "typical",
         description=(
             "The level run times are planned at: 'typical' (what published whole runs realized; "
-            "the default) or 'tuned' (a vendor's reference recipe, calibrated on the published "
-            "throughput benchmarks). The time factor applies on top."
+            "the default) or 'tuned' (a vendor's own reference recipe: NeMo / Megatron, the "
+            "MLPerf submissions, AMD's Primus; calibrated on their published throughput "
+            "benchmarks; PyTorch's torchtitan ran slower, as a tuned pick's reasons say). The "
+            "time factor applies on top."
         ),
     )
     confidence: float = Field(
