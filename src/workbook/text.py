@@ -69,6 +69,10 @@ def duration_text(days: float) -> str:
     return days_text(days)
 
 
+#: What the tuned level is calibrated on: the stacks whose vendors' recipes its benchmarks ran
+#: (the reasons of a tuned pick and the Scenario's ``software_stack`` description alike).
+TUNED_RECIPES = "NeMo / Megatron, the MLPerf submissions, AMD's Primus"
+
 #: The title over a pick's caveats (``Recommendation.caveats``): app, notebook 08 and memo alike.
 CAVEATS_TITLE = "Before you commit"
 

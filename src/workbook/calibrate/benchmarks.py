@@ -128,6 +128,10 @@ def _steady_throughput(
     return frame["steady_tokens_per_s_per_gpu"].to_numpy(float)
 
 
+#: The table label of PyTorch's own trainer's benchmarks (:func:`_benchmark_source`).
+TORCHTITAN_SOURCE = "torchtitan (PyTorch)"
+
+
 def _benchmark_source(source: pd.Series) -> np.ndarray:
     """The software a benchmark ran: llm-foundry (MosaicML), NeMo AutoModel (NVIDIA's PyTorch
     stack), NeMo (NVIDIA: Megatron-Core), MLPerf, Primus (AMD), torchtitan (PyTorch's own
@@ -148,7 +152,7 @@ def _benchmark_source(source: pd.Series) -> np.ndarray:
             "NeMo (NVIDIA)",
             "MLPerf (vendor submissions)",
             "Primus (AMD)",
-            "torchtitan (PyTorch)",
+            TORCHTITAN_SOURCE,
         ],
         "papers",
     )

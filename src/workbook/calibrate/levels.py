@@ -22,7 +22,7 @@ from .bands import (
     loo_bands,
     tuned_loo_ratios,
 )
-from .benchmarks import benchmark_throughput
+from .benchmarks import TORCHTITAN_SOURCE, benchmark_throughput
 from .cache import PerCatalog
 from .metrics import metrics
 from .runs import (
@@ -195,7 +195,7 @@ def tuned_scale_holdout(
 #: vendor's reference recipe, the tuned level's meaning (declared in CHANGELOG.md 2026-12-04
 #: before their rows' errors were computed): their held-out rows say how far a plan at the tuned
 #: level is for a team that trains on them.
-OTHER_STACK_SOURCES = ("torchtitan (PyTorch)",)
+OTHER_STACK_SOURCES = (TORCHTITAN_SOURCE,)
 
 
 def tuned_other_stacks(

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..text import days_text, duration_text
+from ..text import TUNED_RECIPES, days_text, duration_text
 
 
 def band_text(r: pd.Series, column: str) -> str:
@@ -209,9 +209,9 @@ def _other_stack_clause(basis: BandBasis) -> str:
     if not seen:
         return ""
     return (
-        " The tuned level is what vendors' own recipes reached (NeMo / Megatron, their MLPerf "
-        f"submissions, AMD's Primus); {'; '.join(seen)}: on such a trainer, plan at the typical "
-        "level or with a pilot run's time factor."
+        f" The tuned level is what vendors' own recipes reached ({TUNED_RECIPES}); "
+        f"{'; '.join(seen)}: on such a trainer, plan at the typical level or with a pilot run's "
+        "time factor."
     )
 
 

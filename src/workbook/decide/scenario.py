@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ..catalog import load_catalog
 from ..model import PRECISIONS, chinchilla_tokens, read_model_config, with_shape
-from ..text import shown
+from ..text import TUNED_RECIPES, shown
 from .allowed import (
     _NUMBER_FIELDS,
     ACQUISITIONS,
@@ -181,10 +181,9 @@ class Scenario(BaseModel):
         "typical",
         description=(
             "The level run times are planned at: 'typical' (what published whole runs realized; "
-            "the default) or 'tuned' (a vendor's own reference recipe: NeMo / Megatron, the "
-            "MLPerf submissions, AMD's Primus; calibrated on their published throughput "
-            "benchmarks; PyTorch's torchtitan ran slower, as a tuned pick's reasons say). The "
-            "time factor applies on top."
+            f"the default) or 'tuned' (a vendor's own reference recipe: {TUNED_RECIPES}; "
+            "calibrated on their published throughput benchmarks; PyTorch's torchtitan ran "
+            "slower, as a tuned pick's reasons say). The time factor applies on top."
         ),
     )
     confidence: float = Field(
