@@ -25,3 +25,15 @@ def test_power_text_writes_large_counts_for_people():
 
     assert power_text(6 * 70e9 * 5e12) == "2.1 × 10²⁴"
     assert power_text(123_456) == "123,456"
+
+
+def test_counts_and_kilowatts_read_as_a_sentence():
+    """The workstation memo read 'Power: 1 nodes x 1.1 kW ... = 1 kW IT, 2 kW at PUE 1.54, in 1
+    racks' while its headline said 1.7 kW: one node, one rack, and small kW to one decimal."""
+    from workbook.text import count_text, kw_text
+
+    assert count_text(1, "rack") == "1 rack"
+    assert count_text(256, "node") == "256 nodes"
+    assert count_text(1024, "node") == "1,024 nodes"
+    assert kw_text(1.1 * 1.54) == "1.7 kW"  # one node of 1.1 kW at PUE 1.54
+    assert kw_text(12_345.6) == "12,346 kW"

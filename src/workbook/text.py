@@ -106,6 +106,16 @@ def stack_name(stack: str) -> str:
     return STACK_NAMES.get(stack, stack)
 
 
+def kw_text(kw: float) -> str:
+    """Power for a sentence: one decimal under 10 kW (``1.7 kW``), whole kW above (``1,234 kW``)."""
+    return f"{kw:,.{1 if kw < 10 else 0}f} kW"
+
+
+def count_text(n: float, noun: str) -> str:
+    """``1 rack``, ``3 racks``, ``1,024 nodes``: a whole count with its noun."""
+    return f"{n:,.0f} {noun}" + ("" if round(n) == 1 else "s")
+
+
 def runs_text(n: float) -> str:
     """``1 run``, ``2.5 runs``."""
     return f"{n:g} run" + ("" if n == 1 else "s")

@@ -12,9 +12,11 @@ from ..catalog import Catalog
 from ..model import implied_peak_fraction, training_flops
 from ..text import (
     MODE_PHRASE,
+    count_text,
     days_text,
     duration_text,
     energy_text,
+    kw_text,
     params_label,
     power_text,
     probability_text,
@@ -160,7 +162,7 @@ def pick_sentence(s: Scenario, top: pd.Series) -> str:
         shape = f"{nodes} node{'s' if nodes > 1 else ''}"
     kw = top["facility_kw"]
     power = (
-        f"{kw:,.{1 if kw < 10 else 0}f} kW of facility power"
+        f"{kw_text(kw)} of facility power"
         if top["is_buy"]
         else "no site power needed (the cloud's racks)"
     )
@@ -470,7 +472,7 @@ def _power_reason(s: Scenario, best: pd.Series) -> str | None:
         return None
     rack = f"{s.rack_limit_kw:g}" if s.rack_limit_kw else f"{best['rack_kw']:,.0f} (used)"
     return (
-        f"Power: {best['nodes']:,.0f} nodes x {best['node_kw']:,.1f} kW (GPUs plus host, not TDP "
-        f"alone) = {best['it_kw']:,.0f} kW IT, {best['facility_kw']:,.0f} kW at PUE "
-        f"{best['pue']:.2f}, in {best['racks']:,.0f} racks of {rack} kW."
+        f"Power: {count_text(best['nodes'], 'node')} x {best['node_kw']:,.1f} kW (GPUs plus host, "
+        f"not TDP alone) = {kw_text(best['it_kw'])} IT, {kw_text(best['facility_kw'])} at PUE "
+        f"{best['pue']:.2f}, in {count_text(best['racks'], 'rack')} of {rack} kW."
     )

@@ -448,7 +448,11 @@ def _scenario_error(e: ValidationError, fields: dict) -> ScenarioError:
     for err in e.errors():
         loc = [str(x) for x in err.get("loc", ())]
         field = loc[0] if loc else "<scenario>"
-        value = fields.get(field, err.get("input")) if loc else None
+        # A whole field's value as given; an element's (``acquisition_modes.0``) the element.
+        if len(loc) == 1:
+            value = fields.get(field, err.get("input"))
+        else:
+            value = err.get("input") if loc else None
         msg = err.get("msg", "invalid")
         if err.get("type") == "extra_forbidden":
             msg = f"is not a scenario field; allowed: {', '.join(Scenario.model_fields)}"
