@@ -56,9 +56,10 @@ def test_the_tuned_band_is_measured_per_kind_and_a_moe_plan_takes_the_moe_band()
     stored_moe = {k: cat.param("assumptions", f"tuned_time_ratio_moe_{k}") for k in ("p10", "p90")}
     assert (stored["p10"], stored["p90"]) == pytest.approx(dense, abs=1e-4)
     assert (stored_moe["p10"], stored_moe["p90"]) == pytest.approx(moe, abs=1e-4)
-    # The MoE recipes spread wider: 41 rows against 77 dense ones (52 + MLPerf v5.0's 10 at scale
-    # and its second batch of 13, and torchtitan's 2 on H200).
-    assert (loo["moe"].sum(), (~loo["moe"]).sum()) == (41, 77)
+    # The MoE recipes spread wider: 50 rows against 85 dense ones (52 + MLPerf v5.0's 10 at scale
+    # and its second batch of 13, torchtitan's 2 on H200, NeMo 25.09's 8 dense; its 9 MoE rows
+    # are among the 50).
+    assert (loo["moe"].sum(), (~loo["moe"]).sum()) == (50, 85)
     assert stored_moe["p90"] / stored_moe["p10"] > 1.5 * stored["p90"] / stored["p10"]
     args = dict(n_tokens=1e12, accelerator="h100-sxm", n_gpus=256, software_stack="tuned")
     d = estimate_training(n_params=30e9, **args)
@@ -147,8 +148,20 @@ def test_held_out_benchmark_rows_fit_no_speedup_and_held_out_moe_rows_fit_the_mo
     # rule declared in CHANGELOG.md on 2026-12-02, fifteenth session)
     nemo2602 = {r for r in bench["run"] if r.startswith("nemo2602-") and "nvfp4" not in r}
     assert len(nemo2602) == 29
+    # NeMo 25.09's tables, every main figure (declared 2026-12-05, twenty-second session)
+    nemo2509 = {
+        f"nemo2509-{m}-{p}"
+        for p, models in (
+            ("gb200", ("llama3-8b", "llama3-70b", "llama31-405b")),
+            ("b200", ("llama3-8b", "llama31-405b")),
+            ("h100", ("llama3-8b", "llama3-70b", "llama31-405b")),
+        )
+        for m in (*models, "deepseek-v3", "qwen3-30b", "qwen3-235b")
+    }
+    assert len(nemo2509) == 17
     assert set(bench.loc[hold, "run"]) == {
         *nemo2602,
+        *nemo2509,
         *(f"automodel-{r}" for r in automodel),
         *(f"nemo-gpt-oss-120b-{p}" for p in ("gb300", "gb200", "b200", "h100")),
         *(f"nemo-qwen3-30b-{p}" for p in ("gb300", "gb200", "b200", "h100")),
@@ -200,7 +213,7 @@ def _moe_ratio_median(bench, speed) -> float:
 
 def test_the_tuned_moe_factor_is_the_declared_median_over_every_moe_row():
     """moe_efficiency_tuned = moe_efficiency x the median published / tuned-predicted throughput of
-    the 41 MoE benchmark rows (NeMo 25.11 and 26.02, NeMo AutoModel; the rule declared in
+    the 50 MoE benchmark rows (NeMo 25.09, 25.11 and 26.02, NeMo AutoModel; the rule declared in
     CHANGELOG.md on 2026-12-02, before it the 8 not held out): stored as the live value. The
     dense speedups do not see the MoE rows: doubling every MoE row's throughput moves no speedup
     but doubles the factor. The tuned prediction of a MoE row is the engine's x its speedup x
@@ -208,7 +221,7 @@ def test_the_tuned_moe_factor_is_the_declared_median_over_every_moe_row():
     cat = load_catalog()
     bench = tuned_base_throughput(cat)
     cal = bench[bench["moe"]]
-    assert len(cal) == 41 and {
+    assert len(cal) == 50 and {
         "nemo-deepseek-v3-gb200",
         *(f"nemo-deepseek-v3-{p}-fp8" for p in ("gb300", "gb200", "b200")),
         "nemo-deepseek-v3-gb300-bf16",
@@ -216,6 +229,7 @@ def test_the_tuned_moe_factor_is_the_declared_median_over_every_moe_row():
         "nemo-qwen3-30b-b200",
         "automodel-kimi-k2-h100",
         "nemo2602-qwen3-235b-b300-mxfp8",
+        "nemo2509-qwen3-30b-h100",
     } < set(cal["run"])
     speed = _speedups(bench)
     moe = cat.param("assumptions", "moe_efficiency")
@@ -255,7 +269,7 @@ def test_a_part_with_four_moe_benchmarks_has_its_own_tuned_moe_factor():
     speed = _speedups(bench)
     moe = cat.param("assumptions", "moe_efficiency")
     b200 = bench[bench["moe"] & (bench["accelerator"] == "b200-hgx")]
-    assert len(b200) == 8
+    assert len(b200) == 11  # NeMo 25.09 (3), 25.11 (4), 26.02 (4)
     assert live["b200-hgx"] == pytest.approx(moe * _moe_ratio_median(b200, speed))
     for part, value in live.items():
         assert cat.param("assumptions", "moe_efficiency_tuned", part) == pytest.approx(

@@ -39,7 +39,7 @@ def test_every_benchmark_row_has_a_shape_unless_its_attention_is_latent():
         (runs["row_type"] == "throughput_benchmark") & runs["tokens_per_s_per_gpu"].notna()
     ]
     unshaped = bench[bench["shape_id"].isna()]["model"]
-    assert len(unshaped) == 12
+    assert len(unshaped) == 15  # NeMo 25.09 adds 3 DeepSeek-V3 rows
     assert unshaped.str.contains("DeepSeek|Kimi").all()
 
 

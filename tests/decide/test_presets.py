@@ -59,31 +59,39 @@ def test_small_team_article_option_is_feasible_but_dearer(recs):
 def test_400b_band_moe_takes_each_parts_own_moe_benchmarks(recs):
     """band-400b-plus is a 1.2T / 100B-active mixture of experts. B200's typical MoE factor is
     the whole-run 0.70 (fitted on Hopper) times NVIDIA's own MoE benchmarks of B200 over H100's
-    (0.3213 / 0.5211 in data/assumptions.csv: 0.43), so the 1-year reservation of 1,536 B200
-    runs 283 days at the median and, 4 days of lead time on top, makes day 365 with
-    Phi(ln(361 / 283) / 0.424) = 72 %, under the 80 % asked; 2,048 of them pass at $57.2M, the
-    pick (89 %, on a part with MoE evidence: no caveat). MI300X has no MoE benchmark: since
-    2026-12-04 it takes its class's factor at its compute, 0.7 x 0.4610 / 0.5211 = 0.619, not
+    (0.3240 / 0.4858 in data/assumptions.csv: 0.467; 0.3213 / 0.5211 = 0.43 until NeMo 25.09's
+    rows joined the fit on 2026-12-05), so the 1-year reservation of 1,536 B200 runs 261 days at
+    the median and, 4 days of lead time on top, makes day 365 with
+    Phi(ln(361.5 / 261.2) / 0.424) = 78 %, under the 80 % asked; 2,048 of them pass at $57.2M,
+    the pick (92 %, on a part with MoE evidence: no caveat). MI300X has no MoE benchmark: since
+    2026-12-04 it takes its class's factor at its compute, 0.7 x 0.4381 / 0.4858 = 0.631, not
     Hopper's 0.70, so the 4,096 MI300X reservation that was the pick until then runs
-    206.2 x 0.70 / 0.619 = 233 days and misses the 80 %. The article's B300 purchase, whose
-    factor is carried down too (0.49), is still feasible, at 6,144 GPUs."""
+    206.2 x 0.70 / 0.631 = 229 days and misses the 80 %. The article's B300 NVL72: its best match
+    is now buying 3,456 GB300 (typical factor 0.7 x 0.573 / 0.4858 = 0.83; 0.77 before H100's
+    own factor fell, which left it at 78 %), feasible at 80 %; B300 HGX (0.7 x 0.3669 / 0.4858
+    = 0.53) is feasible from 4,096 GPUs."""
     rec = recs["band-400b-plus"]
     o = rec.options
     b200 = option_row(o, "b200-hgx", 1536, "rent-reserved")
-    assert b200["moe_factor"] == pytest.approx(0.7 * 0.3213 / 0.5211)
+    assert b200["moe_factor"] == pytest.approx(0.7 * 0.3240 / 0.4858)
     sigma = math.log(1.9599 / 1.1389) / NormalDist().inv_cdf(0.9)  # realized_time_ratio_*
     ratio = (365 - b200["lead_time_days"]) / b200["wall_days"]
     assert b200["p_deadline"] == pytest.approx(NormalDist().cdf(math.log(ratio) / sigma), abs=0.01)
-    assert 0.70 < b200["p_deadline"] < 0.75 and not b200["feasible"]
+    assert 0.75 < b200["p_deadline"] < 0.80 and not b200["feasible"]
     pick = option_row(o, "b200-hgx", 2048, "rent-reserved")
     assert rec.top.n_gpus == 2048 and pick["feasible"] and not pick["time_band_widened"]
     assert rec.top.cost_per_run_usd == pytest.approx(57_181_536, abs=1) and rec.caveats == []
     mi300x = option_row(o, "mi300x", 4096, "rent-reserved")
-    assert mi300x["moe_factor"] == pytest.approx(0.7 * 0.4610 / 0.5211, abs=1e-4)
-    assert mi300x["wall_days"] == pytest.approx(233.1, abs=0.1) and not mi300x["feasible"]
+    assert mi300x["moe_factor"] == pytest.approx(0.7 * 0.4381 / 0.4858, abs=1e-4)
+    assert mi300x["wall_days"] == pytest.approx(206.2 * 0.70 / 0.6313, abs=0.2)
+    assert not mi300x["feasible"]
     assert mi300x["time_band_widened"]
     cmp = article_comparison(rec, "band-400b-plus")
-    assert "buy-new 6144 x NVIDIA B300" in cmp and "is feasible" in cmp
+    assert "buy-new 3456 x NVIDIA GB300" in cmp and "is feasible" in cmp
+    gb300 = option_row(o, "gb300-nvl72", 3456, "buy-new")
+    assert gb300["moe_factor"] == pytest.approx(0.7 * 0.573 / 0.4858, abs=1e-4)
+    b300 = option_row(o, "b300-hgx", 4096, "buy-new")
+    assert b300["moe_factor"] == pytest.approx(0.7 * 0.3669 / 0.4858, abs=1e-4) and b300["feasible"]
 
 
 def test_enterprise_article_option_misses_the_year_at_80_percent(recs):
@@ -153,17 +161,18 @@ def test_one_ada_misses_the_years_50_runs_at_80_percent(recs):
 def test_a_reservation_whose_year_of_runs_fits_only_at_the_median_is_not_picked():
     """funded-startup-30b-domain at the tuned level: a 1-year reservation of 4 B200 ($19,034 a
     run) runs its 6 runs in 6 x 59.08 = 354.5 days at the median, inside the year; by hand
-    P(fit) = Phi(ln(365 / 354.5) / 0.1424) = Phi(0.205) = 0.581 (sigma above the median of the
-    tuned dense band, ln(1.2002) / 1.2816; 1.1677 until torchtitan's rows joined it on
-    2026-12-04), under the 80 % asked. Until 2026-12-03 the year was
-    checked at the median and this reservation was the pick; now it is infeasible and says why."""
+    P(fit) = Phi(ln(365 / 354.5) / 0.1325) = Phi(0.220) = 0.587 (sigma above the median of the
+    tuned dense band, ln(1.1851) / 1.2816; 1.2002 until NeMo 25.09's rows joined it on
+    2026-12-05, 1.1677 until torchtitan's on 2026-12-04), under the 80 % asked. Until
+    2026-12-03 the year was checked at the median and this reservation was the pick; now it is
+    infeasible and says why."""
     rec = recommend(presets["funded-startup-30b-domain"].replace(software_stack="tuned"))
     r = option_row(rec.options, "b200-hgx", 4, "rent-reserved")
     assert 6 * r["wall_days"] == pytest.approx(354.5, abs=0.1)
-    assert r["time_sigma_above"] == pytest.approx(0.1424, abs=0.0005)
-    assert r["p_schedule"] == pytest.approx(0.581, abs=0.002)
+    assert r["time_sigma_above"] == pytest.approx(0.1325, abs=0.0005)
+    assert r["p_schedule"] == pytest.approx(0.587, abs=0.002)
     assert not r["feasible"] and r["why_deadline"] == (
-        "6 runs of 59 days (median) fit in a year with 58 % probability, 80 % required"
+        "6 runs of 59 days (median) fit in a year with 59 % probability, 80 % required"
     )
     top = option_row(rec.options, rec.top.accelerator, rec.top.n_gpus, rec.top.acquisition)
     assert top["p_schedule"] >= 0.8
