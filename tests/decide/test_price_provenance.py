@@ -2,11 +2,15 @@
 sourced prices; "sourced prices only" rules estimates out; a user's own quote counts as sourced
 (issue 14, price provenance)."""
 
+import math
+
 import numpy as np
+import pandas as pd
 import pytest
 
 from workbook import load_catalog, presets, recommend
 from workbook.catalog import price_is_sourced
+from workbook.decide import option_row
 from workbook.text import MODE_PHRASE
 
 
@@ -122,3 +126,83 @@ def test_the_tornado_and_monte_carlo_move_an_estimated_price_further():
     wide = recommend(s, monte_carlo_samples=300).monte_carlo.set_index("option")["share"]
     same = recommend(s, catalog=flat, monte_carlo_samples=300).monte_carlo
     assert not wide.equals(same.set_index("option")["share"])
+
+
+def _quote(usd_per_gpu_hour: str):
+    """A user's own quote for MI355X on demand (the one way a price enters: an override)."""
+    return load_catalog(
+        [
+            {
+                "table": "prices",
+                "key": "mi355x:rent-on-demand",
+                "column": "price_usd_per_gpu_hour",
+                "value": usd_per_gpu_hour,
+                "source": "test quote",
+            }
+        ]
+    )
+
+
+def test_a_pick_on_an_estimated_price_says_how_far_that_price_can_rise():
+    """funded-startup-30b-domain rents 128 MI355X on demand at the estimated $2.62 per GPU-hour.
+    By hand from the options table, with the pick's rule (data/assumptions.csv near_tie_*,
+    dominance_*): the cheapest feasible option, 48 RTX PRO 6000 on spot, ties with 64 of them
+    (within 2 %), and the tie goes to the likelier to finish by the deadline, the 64 (c0, d0 days
+    to a finished run). That loses to a sooner option worth its premium, scored cost / c0 + 0.1 x
+    days / d0 (1 % per 10 % of time saved). MI355X's score passes 128 MI350X's (also $2.62,
+    estimated, not moved: another part) when its rent, 8,473 GPU-hours x $2.62 x f, plus its
+    fixed $8,601 a run (the team's ROCm weeks and storage over 6 runs) reaches MI350X's cost +
+    0.1 x c0 x (MI350X days - MI355X days) / d0: f = 1.066, $2.79."""
+    rec = recommend(presets["funded-startup-30b-domain"], sensitivity=False)
+    o = rec.options
+    mi355x = option_row(o, "mi355x", 128, "rent-on-demand")
+    mi350x = option_row(o, "mi350x", 128, "rent-on-demand")
+    cheapest = option_row(o, "rtx-pro-6000-server", 48, "rent-spot")
+    tied = option_row(o, "rtx-pro-6000-server", 64, "rent-spot")
+    assert cheapest["cost_per_run_usd"] == o.loc[o["feasible"], "cost_per_run_usd"].min()
+    assert tied["cost_per_run_usd"] <= 1.02 * cheapest["cost_per_run_usd"]
+    assert round(tied["p_deadline"], 2) > round(cheapest["p_deadline"], 2)
+    c0, d0 = tied["cost_per_run_usd"], tied["time_to_result_days"]
+    rent = mi355x["gpu_hours"] * 2.62
+    fixed = mi355x["cost_per_run_usd"] - rent
+    assert fixed == pytest.approx(
+        (mi355x["software_usd_per_year"] + mi355x["storage_usd_per_year"]) / 6
+    )
+    cost_at_flip = (
+        mi350x["cost_per_run_usd"]
+        + 0.1 * c0 * (mi350x["time_to_result_days"] - mi355x["time_to_result_days"]) / d0
+    )
+    by_hand = (cost_at_flip - fixed) / rent
+    assert by_hand == pytest.approx(1.0660, abs=1e-4)
+    assert rec.top.price_headroom == pytest.approx(by_hand, abs=1e-3)
+    assert (
+        "It stays the pick up to $2.79 per GPU-hour, 6.6 % above the estimated $2.62; above "
+        "that, rent on demand 128 x AMD Instinct MI350X is the pick (its price an estimate too)."
+    ) in rec.headline
+    # A quote is the check: at $2.79 the pick stays, at $2.80 MI350X takes it.
+    s = presets["funded-startup-30b-domain"]
+    below = recommend(s, catalog=_quote("2.79"), sensitivity=False).top
+    above = recommend(s, catalog=_quote("2.80"), sensitivity=False).top
+    assert (below.accelerator, below.n_gpus, below.acquisition) == ("mi355x", 128, "rent-on-demand")
+    assert (above.accelerator, above.n_gpus, above.acquisition) == ("mi350x", 128, "rent-on-demand")
+    # A sourced price has no headroom to state.
+    assert math.isnan(below.price_headroom) and "It stays the pick" not in below.sentence
+
+
+def test_the_headroom_sentence_rounds_down_and_says_the_ends():
+    """Prices and the percentage are rounded down, so a quote at the figure said keeps the pick;
+    a bought pick's price is per GPU; nothing feasible above, and no change up to the limit, are
+    said as such."""
+    from workbook.decide.caveats import headroom_sentence
+    from workbook.decide.sensitivity import PriceHeadroom
+
+    bought = pd.Series({"is_buy": True, "price": 23000.0})
+    h = PriceHeadroom(factor=1.23456, price=23000.0 * 1.23456, other=-1)
+    assert headroom_sentence(bought, h, None) == (
+        " It stays the pick up to $28,394 per GPU, 23.4 % above the estimated $23,000; above "
+        "that, no option is feasible."
+    )
+    rented = pd.Series({"is_buy": False, "price": 2.62})
+    assert headroom_sentence(rented, PriceHeadroom(math.inf, math.inf, -1), None) == (
+        " It stays the pick even at 10x its estimated price."
+    )

@@ -25,7 +25,8 @@ from .evaluate import (
     option_row,
     rank_columns,
 )
-from .options import Option, gpu_counts, site_defaults, sweep
+from .option_record import Option
+from .options import gpu_counts, site_defaults, sweep
 from .presets import ARTICLE_ADVICE, ARTICLE_OPTION, article_comparison, presets
 from .recommend import Recommendation, recommend
 from .risk import option_bands

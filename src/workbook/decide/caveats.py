@@ -6,21 +6,60 @@ apart from the pick (:attr:`workbook.decide.Recommendation.caveats`)."""
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
 from ..text import duration_text
 from .band_reason import missing_evidence
 from .explain import delta_text, option_phrase
+from .sensitivity import PriceHeadroom
 
 
-def estimate_caveat(best: pd.Series, sourced: pd.Series | None) -> str:
-    """Appended to the headline of a pick whose price is not sourced: its basis, and the option the
-    same rule picks among those with a sourced price (``sourced``) with the difference."""
+def estimate_caveat(
+    best: pd.Series,
+    sourced: pd.Series | None,
+    headroom: PriceHeadroom | None = None,
+    then: pd.Series | None = None,
+) -> str:
+    """Appended to the headline of a pick whose price is not sourced: its basis, how far that
+    price can rise before another option is the pick (``headroom``; ``then``: that option's row,
+    None when nothing is feasible there), and the option the same rule picks among those with a
+    sourced price (``sourced``) with the difference."""
     basis = best["price_basis"].removeprefix("estimate: ")  # the sentence says it already
     said = f"Its price is an estimate, not a quote: {basis}."
+    if headroom is not None:
+        said += headroom_sentence(best, headroom, then)
     if sourced is None:
         return said + " No feasible option has a sourced price."
     return said + alternative_sentence("with sourced prices", sourced, best)
+
+
+def headroom_sentence(best: pd.Series, h: PriceHeadroom, then: pd.Series | None) -> str:
+    """`` It stays the pick up to $2.79 per GPU-hour, 6.6 % above the estimated $2.62; above
+    that, rent on demand 128 x AMD Instinct MI350X is the pick (its price an estimate too).``
+
+    The price and the percentage are rounded down (a quote at the figure said keeps the pick)."""
+    if not math.isfinite(h.factor):
+        return f" It stays the pick even at {h.limit:g}x its estimated price."
+    unit = "per GPU" if best["is_buy"] else "per GPU-hour"
+    said = (
+        f" It stays the pick up to {_price_down(h.price, best['is_buy'])} {unit}, "
+        f"{math.floor((h.factor - 1) * 1000) / 10:g} % above the estimated "
+        f"{_price_down(best['price'], best['is_buy'])}; above that, "
+    )
+    if then is None:
+        return said + "no option is feasible."
+    phrase = option_phrase(then["acquisition"], then["n_gpus"], then["name"])
+    also = " (its price an estimate too)" if not then["price_sourced"] else ""
+    return said + f"{phrase} is the pick{also}."
+
+
+def _price_down(usd: float, per_gpu: bool) -> str:
+    """A price rounded down: to the dollar per GPU (``$24,150``), to the cent per GPU-hour."""
+    if per_gpu:
+        return f"${math.floor(usd):,.0f}"
+    return f"${math.floor(usd * 100) / 100:,.2f}"
 
 
 def evidence_caveat(

@@ -28,7 +28,7 @@ from .bill import software_reason
 from .delivery import delivery_reason
 from .evaluate import TieRule
 from .feasibility import CONSTRAINTS, reason_texts
-from .options import Option
+from .option_record import Option
 from .scenario import Scenario
 
 # The moving constraints of every option (deadline, lead time, budget), its distance from feasible

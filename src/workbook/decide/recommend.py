@@ -46,7 +46,8 @@ from .explain import (
     runner_up_sentence,
     why_top,
 )
-from .options import Option, build_options, sweep
+from .option_record import Option
+from .options import build_options, sweep
 from .scenario import Scenario
 
 #: The options' columns the pick is made from (:func:`workbook.decide.best_index`).
@@ -307,7 +308,10 @@ def explain_pick(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog) -
     sourced = None
     if not best["price_sourced"]:
         sourced = best_among(s, o, ranking.rule, o["price_sourced"])
-        top.caveats.append(estimate_caveat(best, sourced))
+        headroom = sensitivity_analysis.price_headroom(s, o, int(ranked_pos[0]), ranking.rule)
+        top.price_headroom = headroom.factor
+        then = o.iloc[headroom.other] if headroom.other >= 0 else None
+        top.caveats.append(estimate_caveat(best, sourced, headroom, then))
     if best["time_band_widened"]:
         checked = best_among(s, o, ranking.rule, ~o["time_band_widened"].to_numpy(bool))
         same = sourced is not None and checked is not None and sourced.name == checked.name
