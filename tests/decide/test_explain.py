@@ -303,13 +303,17 @@ def test_a_pick_on_a_widened_band_says_so_in_the_headline_and_names_the_checked_
     """funded-startup-30b-domain picks 128 MI355X on demand, whose band is widened (no published
     run on MI355X). The headline says so and names what the same rule picks among the options
     whose band is not widened: 512 B200 on demand, $37,209 against $30,800, 37,209 / 30,800 - 1
-    = +20.8 %. A pick on a checked part (enterprise's B200) says nothing of it."""
+    = +20.8 %, and how much longer its runs may take before another is the pick
+    (test_price_provenance.py does that by hand). A pick on a checked part (enterprise's B200)
+    says nothing of it."""
     rec = recommend(presets["funded-startup-30b-domain"], sensitivity=False)
     said = (
         "Its time rests on no published run on AMD Instinct MI355X: its probabilities are on a "
-        "band widened 1.5x. The best option with published evidence on its part: rent on demand "
-        "512 x NVIDIA B200 (HGX B200, 180 GB), 13 hours per run, $37,209 per run (+21% vs the "
-        "pick)."
+        "band widened 1.5x. It stays the pick if its runs take up to 6.4 % longer than "
+        "estimated (2.9 days, not 2.8 days); longer than that, rent on demand 128 x AMD "
+        "Instinct MI350X is the pick. The best option with published evidence on its part: "
+        "rent on demand 512 x NVIDIA B200 (HGX B200, 180 GB), 13 hours per run, $37,209 per run "
+        "(+21% vs the pick)."
     )
     assert rec.headline.endswith(said) and rec.caveats[-1] == said
     other = option_row(rec.options, "b200-hgx", 512, "rent-on-demand")

@@ -152,7 +152,7 @@ def test_a_pick_on_an_estimated_price_says_how_far_that_price_can_rise():
     days / d0 (1 % per 10 % of time saved). MI355X's score passes 128 MI350X's (also $2.62,
     estimated, not moved: another part) when its rent, 8,473 GPU-hours x $2.62 x f, plus its
     fixed $8,601 a run (the team's ROCm weeks and storage over 6 runs) reaches MI350X's cost +
-    0.1 x c0 x (MI350X days - MI355X days) / d0: f = 1.066, $2.79."""
+    0.1 x c0 x (MI350X days - MI355X days) / d0: f = 1.0659, $2.79 (6.5 % rounded down)."""
     rec = recommend(presets["funded-startup-30b-domain"], sensitivity=False)
     o = rec.options
     mi355x = option_row(o, "mi355x", 128, "rent-on-demand")
@@ -173,10 +173,10 @@ def test_a_pick_on_an_estimated_price_says_how_far_that_price_can_rise():
         + 0.1 * c0 * (mi350x["time_to_result_days"] - mi355x["time_to_result_days"]) / d0
     )
     by_hand = (cost_at_flip - fixed) / rent
-    assert by_hand == pytest.approx(1.0660, abs=1e-4)
-    assert rec.top.price_headroom == pytest.approx(by_hand, abs=1e-3)
+    assert by_hand == pytest.approx(1.06595, abs=1e-5)
+    assert rec.top.price_headroom == pytest.approx(by_hand, abs=1e-4)
     assert (
-        "It stays the pick up to $2.79 per GPU-hour, 6.6 % above the estimated $2.62; above "
+        "It stays the pick up to $2.79 per GPU-hour, 6.5 % above the estimated $2.62; above "
         "that, rent on demand 128 x AMD Instinct MI350X is the pick (its price an estimate too)."
     ) in rec.headline
     # A quote is the check: at $2.79 the pick stays, at $2.80 MI350X takes it.
@@ -186,7 +186,7 @@ def test_a_pick_on_an_estimated_price_says_how_far_that_price_can_rise():
     assert (below.accelerator, below.n_gpus, below.acquisition) == ("mi355x", 128, "rent-on-demand")
     assert (above.accelerator, above.n_gpus, above.acquisition) == ("mi350x", 128, "rent-on-demand")
     # A sourced price has no headroom to state.
-    assert math.isnan(below.price_headroom) and "It stays the pick" not in below.sentence
+    assert math.isnan(below.price_headroom) and "It stays the pick up to" not in below.sentence
 
 
 def test_the_headroom_sentence_rounds_down_and_says_the_ends():
@@ -194,15 +194,65 @@ def test_the_headroom_sentence_rounds_down_and_says_the_ends():
     a bought pick's price is per GPU; nothing feasible above, and no change up to the limit, are
     said as such."""
     from workbook.decide.caveats import headroom_sentence
-    from workbook.decide.sensitivity import PriceHeadroom
+    from workbook.decide.headroom import Headroom
 
     bought = pd.Series({"is_buy": True, "price": 23000.0})
-    h = PriceHeadroom(factor=1.23456, price=23000.0 * 1.23456, other=-1)
+    h = Headroom(factor=1.23456, other=-1)
     assert headroom_sentence(bought, h, None) == (
         " It stays the pick up to $28,394 per GPU, 23.4 % above the estimated $23,000; above "
         "that, no option is feasible."
     )
     rented = pd.Series({"is_buy": False, "price": 2.62})
-    assert headroom_sentence(rented, PriceHeadroom(math.inf, math.inf, -1), None) == (
+    assert headroom_sentence(rented, Headroom(math.inf, -1), None) == (
         " It stays the pick even at 10x its estimated price."
+    )
+
+
+def test_a_pick_without_published_evidence_says_how_much_slower_it_can_run():
+    """funded-startup-30b-domain picks 128 MI355X on demand, a part with no published run. By
+    hand, as for the price above: MI355X passes 128 MI350X (not moved: another part) in the
+    sooner-option score cost / c0 + 0.1 x days / d0 (c0, d0: the tied 64 RTX PRO 6000 on spot)
+    when its runs take f times as long: rent x f + fixed over c0 plus 0.1 x (lead time + run
+    days x f) over d0 reaches MI350X's score: f = 1.0650. The headline says it rounded down."""
+    rec = recommend(presets["funded-startup-30b-domain"], sensitivity=False)
+    o = rec.options
+    mi355x = option_row(o, "mi355x", 128, "rent-on-demand")
+    mi350x = option_row(o, "mi350x", 128, "rent-on-demand")
+    tied = option_row(o, "rtx-pro-6000-server", 64, "rent-spot")
+    c0, d0 = tied["cost_per_run_usd"], tied["time_to_result_days"]
+    rent = mi355x["gpu_hours"] * 2.62
+    fixed = mi355x["cost_per_run_usd"] - rent
+    lead, days = mi355x["lead_time_days"], mi355x["wall_days"]
+    assert mi355x["time_to_result_days"] == pytest.approx(lead + days)
+    score_mi350x = mi350x["cost_per_run_usd"] / c0 + 0.1 * mi350x["time_to_result_days"] / d0
+    by_hand = (score_mi350x - fixed / c0 - 0.1 * lead / d0) / (rent / c0 + 0.1 * days / d0)
+    assert by_hand == pytest.approx(1.0650, abs=1e-4)
+    assert rec.top.time_headroom == pytest.approx(by_hand, abs=1e-4)
+    assert (
+        "It stays the pick if its runs take up to 6.4 % longer than estimated (2.9 days, not "
+        "2.8 days); "
+        "longer than that, rent on demand 128 x AMD Instinct MI350X is the pick."
+    ) in rec.headline
+    # A pick with published evidence on its part has no such sentence.
+    evidenced = recommend(presets["band-70b-to-400b"], sensitivity=False).top
+    assert math.isnan(evidenced.time_headroom) and "its runs take" not in evidenced.sentence
+
+
+def test_the_time_headroom_sentence_says_the_ends():
+    """No change up to the limit, and nothing feasible beyond, are said as such."""
+    from workbook.decide.caveats import time_headroom_sentence
+    from workbook.decide.headroom import Headroom
+
+    best = pd.Series({"wall_days": 10.0})
+    assert time_headroom_sentence(best, Headroom(math.inf, -1), None) == (
+        " It stays the pick even if its runs take 10x the estimate."
+    )
+    assert time_headroom_sentence(best, Headroom(2.459, -1), None) == (
+        " It stays the pick if its runs take up to 2.45x the estimate (24 days, not 10 days); "
+        "longer than that, no option is feasible."
+    )
+    # Under 2x a percentage, rounded down; the durations only where they read differently.
+    assert time_headroom_sentence(best, Headroom(1.0011, -1), None) == (
+        " It stays the pick if its runs take up to 0.1 % longer than estimated; longer than "
+        "that, no option is feasible."
     )

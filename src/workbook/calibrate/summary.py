@@ -324,6 +324,7 @@ def _level_figures(lv: Levels | None) -> dict:
     if lv.tuned_holdout_metrics is not None:
         out["tuned_holdout_rows"] = lv.tuned_holdout_metrics["n"]
         out["tuned_holdout_mdape"] = lv.tuned_holdout_metrics["mdape"]
+        out["tuned_holdout_within_25pct"] = lv.tuned_holdout_metrics["within_25pct"]
         for kind, m in lv.tuned_holdout_by_kind.items():
             out[f"tuned_holdout_{kind.lower()}_rows"] = m["n"]
             out[f"tuned_holdout_{kind.lower()}_mdape"] = m["mdape"]

@@ -13,13 +13,13 @@ import pandas as pd
 from ..text import duration_text
 from .band_reason import missing_evidence
 from .explain import delta_text, option_phrase
-from .sensitivity import PriceHeadroom
+from .headroom import Headroom
 
 
 def estimate_caveat(
     best: pd.Series,
     sourced: pd.Series | None,
-    headroom: PriceHeadroom | None = None,
+    headroom: Headroom | None = None,
     then: pd.Series | None = None,
 ) -> str:
     """Appended to the headline of a pick whose price is not sourced: its basis, how far that
@@ -35,7 +35,7 @@ def estimate_caveat(
     return said + alternative_sentence("with sourced prices", sourced, best)
 
 
-def headroom_sentence(best: pd.Series, h: PriceHeadroom, then: pd.Series | None) -> str:
+def headroom_sentence(best: pd.Series, h: Headroom, then: pd.Series | None) -> str:
     """`` It stays the pick up to $2.79 per GPU-hour, 6.6 % above the estimated $2.62; above
     that, rent on demand 128 x AMD Instinct MI350X is the pick (its price an estimate too).``
 
@@ -44,15 +44,43 @@ def headroom_sentence(best: pd.Series, h: PriceHeadroom, then: pd.Series | None)
         return f" It stays the pick even at {h.limit:g}x its estimated price."
     unit = "per GPU" if best["is_buy"] else "per GPU-hour"
     said = (
-        f" It stays the pick up to {_price_down(h.price, best['is_buy'])} {unit}, "
+        f" It stays the pick up to {_price_down(best['price'] * h.factor, best['is_buy'])} {unit}, "
         f"{math.floor((h.factor - 1) * 1000) / 10:g} % above the estimated "
         f"{_price_down(best['price'], best['is_buy'])}; above that, "
     )
     if then is None:
         return said + "no option is feasible."
-    phrase = option_phrase(then["acquisition"], then["n_gpus"], then["name"])
     also = " (its price an estimate too)" if not then["price_sourced"] else ""
-    return said + f"{phrase} is the pick{also}."
+    return said + f"{_then_phrase(then)} is the pick{also}."
+
+
+def time_headroom_sentence(best: pd.Series, h: Headroom, then: pd.Series | None) -> str:
+    """`` It stays the pick if its runs take up to 6.4 % longer than estimated (2.9 days, not
+    2.8 days); longer than that, rent on demand 128 x AMD Instinct MI350X is the pick.``
+
+    Under 2x the margin is a percentage, from 2x a factor (``up to 2.45x the estimate``), both
+    rounded down (a run at the figure said keeps the pick); the two durations only where they
+    read differently."""
+    if not math.isfinite(h.factor):
+        return f" It stays the pick even if its runs take {h.limit:g}x the estimate."
+    if h.factor < 2:
+        margin = math.floor((h.factor - 1) * 1000) / 10
+        said, factor = f"up to {margin:g} % longer than estimated", 1 + margin / 100
+    else:
+        factor = math.floor(h.factor * 100) / 100
+        said = f"up to {factor:.2f}x the estimate"
+    longer, now = (duration_text(best["wall_days"] * f) for f in (factor, 1.0))
+    if longer != now:
+        said += f" ({longer}, not {now})"
+    said = f" It stays the pick if its runs take {said}; longer than that, "
+    if then is None:
+        return said + "no option is feasible."
+    return said + f"{_then_phrase(then)} is the pick."
+
+
+def _then_phrase(then: pd.Series) -> str:
+    """The option picked beyond a headroom, as the headline names an option."""
+    return option_phrase(then["acquisition"], then["n_gpus"], then["name"])
 
 
 def _price_down(usd: float, per_gpu: bool) -> str:
@@ -63,16 +91,25 @@ def _price_down(usd: float, per_gpu: bool) -> str:
 
 
 def evidence_caveat(
-    best: pd.Series, checked: pd.Series | None, widening: float, said_already: bool = False
+    best: pd.Series,
+    checked: pd.Series | None,
+    widening: float,
+    said_already: bool = False,
+    headroom: Headroom | None = None,
+    then: pd.Series | None = None,
 ) -> str:
     """Appended to the headline of a pick whose time band is widened (its part has no published
-    evidence of its level's kind): what it lacks, and the option the same rule picks among those
-    whose band is not (``checked``) with the difference; ``said_already``: that option is the
-    sourced-price one the headline has just named."""
+    evidence of its level's kind): what it lacks, how many times its estimated run time it can
+    take before another option is the pick (``headroom``; ``then``: that option's row, None when
+    nothing is feasible there), and the option the same rule picks among those whose band is not
+    (``checked``) with the difference; ``said_already``: that option is the sourced-price one
+    the headline has just named."""
     said = (
         f"Its time rests on {missing_evidence(best)} on {best['name']}: its probabilities are "
         f"on a band widened {widening:g}x."
     )
+    if headroom is not None:
+        said += time_headroom_sentence(best, headroom, then)
     if checked is None:
         return said + " No feasible option has published evidence on its part."
     if said_already:

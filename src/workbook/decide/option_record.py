@@ -59,8 +59,12 @@ class Option:
         without them (:mod:`workbook.decide.caveats`); empty for a runner-up.
     price_headroom : float
         A pick on an estimated price: how far its part's estimated price can rise before another
-        option is the pick [x] (:func:`workbook.decide.sensitivity.price_headroom`; inf: not up
+        option is the pick [x] (:func:`workbook.decide.headroom.price_headroom`; inf: not up
         to 10x); NaN for a sourced price and for a runner-up.
+    time_headroom : float
+        A pick whose time band is widened (no published evidence on its part): how many times its
+        estimated run time its part's runs can take before another option is the pick [x]
+        (:func:`workbook.decide.headroom.time_headroom`; inf: not up to 10x); NaN otherwise.
     """
 
     accelerator: str
@@ -92,6 +96,7 @@ class Option:
     sentence: str = ""
     caveats: list[str] = field(default_factory=list)
     price_headroom: float = math.nan
+    time_headroom: float = math.nan
 
     @classmethod
     def from_row(cls, r: pd.Series) -> "Option":

@@ -46,6 +46,7 @@ from .explain import (
     runner_up_sentence,
     why_top,
 )
+from .headroom import price_headroom, time_headroom
 from .option_record import Option
 from .options import build_options, sweep
 from .scenario import Scenario
@@ -308,14 +309,17 @@ def explain_pick(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog) -
     sourced = None
     if not best["price_sourced"]:
         sourced = best_among(s, o, ranking.rule, o["price_sourced"])
-        headroom = sensitivity_analysis.price_headroom(s, o, int(ranked_pos[0]), ranking.rule)
+        headroom = price_headroom(s, o, int(ranked_pos[0]), ranking.rule)
         top.price_headroom = headroom.factor
         then = o.iloc[headroom.other] if headroom.other >= 0 else None
         top.caveats.append(estimate_caveat(best, sourced, headroom, then))
     if best["time_band_widened"]:
         checked = best_among(s, o, ranking.rule, ~o["time_band_widened"].to_numpy(bool))
         same = sourced is not None and checked is not None and sourced.name == checked.name
-        top.caveats.append(evidence_caveat(best, checked, basis.widening, same))
+        slower = time_headroom(s, o, int(ranked_pos[0]), ranking.rule)
+        top.time_headroom = slower.factor
+        then = o.iloc[slower.other] if slower.other >= 0 else None
+        top.caveats.append(evidence_caveat(best, checked, basis.widening, same, slower, then))
     top.sentence = " ".join([pick_sentence(s, best), *top.caveats])
     # The same cluster the other way (bought for a rented pick, rented on demand for a bought
     # one): why it fails, for the rent-vs-buy reason.

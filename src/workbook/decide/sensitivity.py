@@ -13,7 +13,6 @@ electricity, lead time and runs per year act on costs and the deadline directly.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -282,69 +281,6 @@ def _flip_point(
                 at = f.base + (value - f.base) * t
                 return f"{_describe(s, f.parameter, at)}: {pick}"
     return ""
-
-
-#: How far above its estimate a pick's price is searched for the price at which another option
-#: becomes the pick [x]: ten times an estimate is another market, not a quote that came in high.
-PRICE_HEADROOM_MAX = 10.0
-#: Grid points per pass of that search (a coarse pass over 1-10x, then one inside the bracket).
-PRICE_HEADROOM_POINTS = 65
-
-
-@dataclass(frozen=True)
-class PriceHeadroom:
-    """How far a pick's estimated price can rise before another option is the pick.
-
-    ``factor`` [x] is the smallest found (to 0.1 %) at which the pick changes, ``inf`` when it
-    does not up to :data:`PRICE_HEADROOM_MAX`; ``price`` is the pick's price there (per GPU-hour
-    rented, per GPU bought) [USD]; ``other`` the row position in the options table of the pick at
-    that price (-1: none feasible; meaningless when ``factor`` is inf); ``limit`` the factor
-    searched to [x]."""
-
-    factor: float
-    price: float
-    other: int
-    limit: float = PRICE_HEADROOM_MAX
-
-
-def price_headroom(s, o: pd.DataFrame, pos: int, rule: TieRule) -> PriceHeadroom:
-    """How far the price of the pick at row position ``pos`` (an estimate) can rise before the
-    same rule (:func:`best_index`) picks another option.
-
-    The estimate is the part's, not one cluster's: every option on the same part, rented or
-    bought as the pick is, whose price is not sourced moves by the same factor (a quote that
-    comes in 20 % high for 128 GPUs does for 64 too); every other option keeps its price. Only
-    options that pass every static constraint are evaluated (as the Monte Carlo: a price cannot
-    make another one feasible)."""
-    best = o.iloc[pos]
-    keep = np.flatnonzero(o["static_ok"].to_numpy(bool))
-    sub = o.iloc[keep]
-    same = (
-        (sub["accelerator"].to_numpy(object) == best["accelerator"])
-        & (sub["is_buy"].to_numpy(bool) == bool(best["is_buy"]))
-        & ~sub["price_sourced"].to_numpy(bool)
-    )
-    name = "buy_price_factor" if best["is_buy"] else "rent_price_factor"
-    here = int(np.flatnonzero(keep == pos)[0])
-
-    def picks(grid: np.ndarray) -> np.ndarray:
-        ev = evaluate_arrays(s, sub, **{name: np.where(same, grid[:, None], 1.0)})
-        return best_index(s, sub, ev, rule)
-
-    grid = np.geomspace(1.0, PRICE_HEADROOM_MAX, PRICE_HEADROOM_POINTS)
-    got = picks(grid)
-    moved = np.flatnonzero(got != here)
-    if not len(moved):
-        return PriceHeadroom(math.inf, math.inf, -1)
-    i = int(moved[0])
-    fine = np.geomspace(grid[max(i - 1, 0)], grid[i], PRICE_HEADROOM_POINTS)
-    got_fine = picks(fine)
-    j = int(np.flatnonzero(got_fine != here)[0])
-    other = int(got_fine[j])
-    factor = float(fine[j])
-    return PriceHeadroom(
-        factor, float(best["price"]) * factor, -1 if other < 0 else int(keep[other])
-    )
 
 
 def monte_carlo_draws(cat: Catalog) -> int:

@@ -1,0 +1,116 @@
+"""How far one of the pick's numbers, its estimated price or its run time, can rise before the
+same rule picks another option: the margin a quote or a pilot run is held against
+(:func:`price_headroom`, :func:`time_headroom`; the headline's "It stays the pick up to ...")."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .evaluate import TieRule, best_index, evaluate_arrays
+
+#: How far a pick's estimated price, or its run time, is searched for the factor at which another
+#: option becomes the pick [x]: ten times an estimate is another market (or another stack), not a
+#: quote that came in high or a pilot run that came in slow.
+HEADROOM_MAX = 10.0
+#: Grid points per pass of that search: each pass narrows the bracket around the first factor
+#: that changes the pick to one grid step of the last (three passes over 1-10x: 0.001 %).
+HEADROOM_POINTS = 65
+#: The search stops when the bracket is narrower than this ratio [x]: the headline says the
+#: margin to 0.1 % rounded down from the largest factor checked that keeps the pick, so that
+#: factor is within a hundredth of that of where the pick changes.
+HEADROOM_RESOLUTION = 1.00001
+
+
+@dataclass(frozen=True)
+class Headroom:
+    """How far one of a pick's numbers (its price, its run time) can rise before another option is
+    the pick.
+
+    ``factor`` [x] is the largest checked at which the pick holds, within
+    :data:`HEADROOM_RESOLUTION` of one at which it does not (1: it changes at the first step),
+    ``inf`` when it holds up to ``limit`` (:data:`HEADROOM_MAX`); ``other`` the row position in
+    the options table of the pick just above it (-1: none feasible; meaningless when ``factor``
+    is inf)."""
+
+    factor: float
+    other: int
+    limit: float = HEADROOM_MAX
+
+
+def price_headroom(s, o: pd.DataFrame, pos: int, rule: TieRule) -> Headroom:
+    """How far the price of the pick at row position ``pos`` (an estimate) can rise before the
+    same rule (:func:`best_index`) picks another option.
+
+    The estimate is the part's, not one cluster's: every option on the same part, rented or
+    bought as the pick is, whose price is not sourced moves by the same factor (a quote that
+    comes in 20 % high for 128 GPUs does for 64 too); every other option keeps its price."""
+    best = o.iloc[pos]
+    name = "buy_price_factor" if best["is_buy"] else "rent_price_factor"
+
+    def same(sub: pd.DataFrame) -> np.ndarray:
+        return (
+            (sub["accelerator"].to_numpy(object) == best["accelerator"])
+            & (sub["is_buy"].to_numpy(bool) == bool(best["is_buy"]))
+            & ~sub["price_sourced"].to_numpy(bool)
+        )
+
+    return _headroom(s, o, pos, rule, name, same)
+
+
+def time_headroom(s, o: pd.DataFrame, pos: int, rule: TieRule) -> Headroom:
+    """How many times its estimated run time the pick at row position ``pos`` can take before the
+    same rule (:func:`best_index`) picks another option.
+
+    The speed is the part's and its stack's, not one cluster's: every option on the same part,
+    rented or bought, runs that many times longer (and so costs more where it pays by the hour,
+    and meets the deadline less often); every other option keeps its time."""
+    part = o.iloc[pos]["accelerator"]
+    return _headroom(
+        s, o, pos, rule, "time_factor", lambda sub: sub["accelerator"].to_numpy(object) == part
+    )
+
+
+def _headroom(s, o: pd.DataFrame, pos: int, rule: TieRule, knob: str, same) -> Headroom:
+    """The smallest factor of :func:`evaluate_arrays` keyword ``knob``, applied to the options
+    ``same(options)`` selects, at which the pick at row position ``pos`` stops being the pick.
+
+    Only options that pass every static constraint are evaluated (as the Monte Carlo: a price or
+    a run time cannot make another one feasible on memory, scale or power), and only the moved
+    ones over the grid (each option's figures are its own: the others' are evaluated once)."""
+    keep = np.flatnonzero(o["static_ok"].to_numpy(bool))
+    sub = o.iloc[keep]
+    cols = np.flatnonzero(same(sub))
+    moved_sub = sub.iloc[cols]
+    here = int(np.flatnonzero(keep == pos)[0])
+    base = evaluate_arrays(s, sub)
+    keys = [k for k in _HEADROOM_KEYS if k in base]
+
+    def picks(grid: np.ndarray) -> np.ndarray:
+        ev_moved = evaluate_arrays(s, moved_sub, **{knob: grid[:, None]})
+        ev = {}
+        for k in keys:
+            a = np.repeat(np.broadcast_to(base[k], (len(sub),))[None, :], len(grid), axis=0)
+            a[:, cols] = np.broadcast_to(ev_moved[k], (len(grid), len(cols)))
+            ev[k] = a
+        return best_index(s, sub, ev, rule)
+
+    lo, hi, other = 1.0, HEADROOM_MAX, None
+    while other is None or hi / lo > HEADROOM_RESOLUTION:
+        grid = np.geomspace(lo, hi, HEADROOM_POINTS)
+        got = picks(grid)
+        moved = np.flatnonzero(got != here)
+        if not len(moved):  # only on the first pass: the bracket's top end has moved it since
+            return Headroom(math.inf, -1)
+        i = int(moved[0])
+        lo, hi, other = float(grid[max(i - 1, 0)]), float(grid[i]), int(got[i])
+        if i == 0:
+            break
+    return Headroom(lo, -1 if other < 0 else int(keep[other]))
+
+
+#: The :func:`evaluate_arrays` arrays :func:`best_index` reads (the probabilities for near-ties).
+_HEADROOM_KEYS = ("feasible", "cost_per_run_usd", "time_to_result_days", "p_deadline", "p_budget")
