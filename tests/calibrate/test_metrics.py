@@ -1,4 +1,4 @@
-"""Error metrics (:mod:`workbook.calibrate.metrics`): the range to plan with, its forward
+"""Error metrics (:mod:`workbook.calibrate.metrics`): the empirical range, its forward
 check, the recalibration floor, the bias per group and the twin runs.
 
 Values are hand-computed or taken from the published rows in data/published_runs.csv.

@@ -43,4 +43,7 @@ def test_entry_batches_are_read_from_split_reason(cat):
         30,
         fw["inside"].sum(),
     )
-    assert f"for {fw['inside'].sum()} of 30 (" in calibrate.time_model_trust("h100-sxm", cat)
+    # The trust paragraph quotes the forward check of the band it plans with, over the same 30.
+    cov = calibrate.band_coverage(cat)
+    assert cov["forward_runs"] == 30
+    assert f"for {cov['forward_inside']} of 30 (" in calibrate.time_model_trust("h100-sxm", cat)

@@ -2,7 +2,7 @@
 
 - :mod:`.runs`: the published full runs, the engine's and the constant-MFU baseline's GPU-hours,
   MoE / accelerator groups and entry batches;
-- :mod:`.metrics`: error metrics, bias per group, the range to plan with and its forward check,
+- :mod:`.metrics`: error metrics, bias per group, the empirical range and its forward check,
   the recalibration floor, the twin runs;
 - :mod:`.fit`: the grid fit of the free constants and its cross-validation;
 - :mod:`.benchmarks`: steady-state throughput against published benchmarks, throughput ratios;

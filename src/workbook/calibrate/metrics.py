@@ -1,5 +1,5 @@
 """Error metrics of predicted against published GPU-hours: MdAPE and the share within +-25 %, the
-bias per group, the range to plan with (and its check forward in time), the floor under any
+bias per group, the empirical range (and its check forward in time), the floor under any
 recalibration by accelerator, and the twin runs that contradict every physical time model."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Everything the validator reports (``python -m workbook validate``), computed once as a typed
 result: the per-run table, the error metrics of the engine and of the constant-MFU baseline, the
-prospective holdout, the range to plan with and its forward check, the bias per accelerator, the
+prospective holdout, the empirical range and its forward check, the bias per accelerator, the
 recalibration floor, the twin runs, the benchmarks, the throughput ratios, the out-of-sample error
 and the headline ``name: value`` figures. :mod:`workbook.cli.validate` only formats it."""
 

@@ -10,24 +10,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 
 from ..catalog import Catalog, resolve_catalog
 from ..checks import check_number
 from ..model import assumption_values
-from ..text import days_text
+from ..text import days_text, duration_text
 from .accuracy import accuracy_bias, accuracy_summary, accuracy_table, twin_pair_table
 from .bands import band_coverage, realized_band
 from .cache import PerCatalog
-from .metrics import RANGE_QUANTILES, TWIN_RATIO_25PCT, forward_range_check, time_range
+from .metrics import RANGE_QUANTILES, TWIN_RATIO_25PCT
 from .runs import full_runs
 
-#: Share of held-out runs the quoted range nominally holds (80 %).
+#: Share of held-out runs the band nominally holds (80 %).
 RANGE_SHARE = RANGE_QUANTILES[1] - RANGE_QUANTILES[0]
-#: How far below the leave-one-out coverage the forward check must fall to read "but only".
-FORWARD_SHORTFALL = 0.05
-#: How far below :data:`RANGE_SHARE` the forward check must fall to call the range a floor.
+#: How far below :data:`RANGE_SHARE` the band's forward check must fall to call it a floor.
 FLOOR_SHORTFALL = 0.1
 #: Median signed error on an accelerator's runs beyond which its estimates read as optimistic
 #: (below minus this) or pessimistic (above it).
@@ -38,17 +35,15 @@ BIAS_NOTED = 0.1
 class TrustBasis:
     """The part of the trust paragraph that does not depend on the pick, for one catalog."""
 
-    #: The held-out error and range sentences, or that the out-of-sample error is unknown.
+    #: The held-out error sentence, or that the out-of-sample error is unknown.
     holdout_text: str
-    #: :func:`workbook.calibrate.metrics.time_range` of the held-out runs (None without any).
-    time_range: dict | None
-    #: The range's leave-one-out coverage, its forward check and the twin runs ("" without
-    #: held-out runs).
-    spread_text: str
     #: :func:`workbook.calibrate.accuracy.accuracy_bias`, indexed by ``group``.
     bias: pd.DataFrame
-    #: The band the decision plans with, in words ("" without held-out runs).
+    #: The band the decision plans with, how often it held and, when it held well under its
+    #: nominal share forward in time, that it is a floor ("" without held-out runs).
     band_text: str = ""
+    #: The most contradictory twin runs and what to do about them ("" without).
+    twins_text: str = ""
     #: :func:`workbook.calibrate.bands.realized_band` (None without held-out runs).
     band: dict | None = None
     #: ``time_band_widening_no_evidence`` (data/assumptions.csv) [x].
@@ -66,14 +61,6 @@ def _holdout_error_text(m: pd.Series) -> str:
     )
 
 
-def _range_text(rng: dict) -> str:
-    """Where the held-out runs landed relative to their predictions."""
-    return (
-        f" {RANGE_SHARE:.0%} of them took between {rng['low']:.2f}x and {rng['high']:.2f}x the "
-        f"predicted time, median {rng['median']:.2f}x."
-    )
-
-
 def _plan_text(predicted_days: float | None, band: dict, widening: float = 1.0) -> str:
     """The band (its log spread times ``widening``) applied to the predicted days, a median of the
     typical stack ("" without them)."""
@@ -81,9 +68,10 @@ def _plan_text(predicted_days: float | None, band: dict, widening: float = 1.0) 
         return ""
     lo = predicted_days * (band["p10"] / band["p50"]) ** widening
     hi = predicted_days * (band["p90"] / band["p50"]) ** widening
+    low = days_text(lo, unit=False) if lo >= 1 else duration_text(lo)  # hours under a day
     return (
-        f" For the predicted {days_text(predicted_days)} (the median), plan for "
-        f"{days_text(lo, unit=False)} to {days_text(hi)} (p10-p90)."
+        f" For the predicted {duration_text(predicted_days)} (the median), plan for {low} to "
+        f"{duration_text(hi)} (p10-p90)."
     )
 
 
@@ -98,35 +86,18 @@ def _band_text(band: dict, cov: dict, widening: float) -> str:
         f"out one at a time and for {cov['forward_inside']} of {cov['forward_runs']} "
         f"({cov['forward_coverage']:.0%}) checked forward in time (nominal 80 %); its p90 / p10 is "
         f"{cov['width']:.1f}x. On a part no published run checks it is widened {widening:g}x."
-    )
+    ) + _floor_text(cov)
 
 
-def _coverage_text(table: pd.DataFrame, rng: dict) -> str:
-    """How often the range held: left out one at a time, and checked forward in time."""
-    if not np.isfinite(rng["loo_coverage"]):
+def _floor_text(cov: dict) -> str:
+    """That the band is a floor on the uncertainty, when it held for well under its nominal share
+    of the runs checked forward in time ("" otherwise)."""
+    if not cov["forward_runs"] or cov["forward_coverage"] >= RANGE_SHARE - FLOOR_SHORTFALL:
         return ""
-    text = (
-        f" That range held for {rng['loo_coverage']:.0%} of the held-out runs when each was left "
-        "out of it"
+    return (
+        f" Forward in time it held for well under {RANGE_SHARE:.0%}: treat it as a floor on the "
+        "uncertainty, not a bound."
     )
-    fw = forward_range_check(
-        table["entry_batch"],
-        table["split"] == "holdout",
-        table["published_gpu_hours"],
-        table["predicted_gpu_hours"],
-    )
-    if not len(fw):
-        return text + "."
-    inside, runs = int(fw["inside"].sum()), int(fw["runs"].sum())
-    fwd = inside / runs
-    text += (
-        f", {'but only' if fwd < rng['loo_coverage'] - FORWARD_SHORTFALL else 'and'} for "
-        f"{inside} of {runs} ({fwd:.0%}) checked forward in time (each batch of runs entered "
-        "later, against the range of the runs entered before it)."
-    )
-    if fwd < RANGE_SHARE - FLOOR_SHORTFALL:  # well under the nominal 80 %
-        text += " Treat the range as a floor on the uncertainty, not a bound."
-    return text
 
 
 def _twins_text(cat: Catalog, table: pd.DataFrame) -> str:
@@ -155,16 +126,13 @@ def _trust_basis(cat: Catalog) -> TrustBasis:
     bias = accuracy_bias(table).set_index("group")
     if ("engine", "holdout") not in summary.index:
         unknown = " no run is held out of the calibration, so the out-of-sample error is unknown."
-        return TrustBasis(unknown, None, "", bias)
-    hold = table[table["split"] == "holdout"]
-    rng = time_range(hold["published_gpu_hours"], hold["predicted_gpu_hours"])
+        return TrustBasis(unknown, bias)
     band, widening = realized_band(cat), assumption_values(cat)["time_band_widening_no_evidence"]
     return TrustBasis(
-        holdout_text=_holdout_error_text(summary.loc[("engine", "holdout")]) + _range_text(rng),
-        time_range=rng,
-        spread_text=_coverage_text(table, rng) + _twins_text(cat, table),
+        holdout_text=_holdout_error_text(summary.loc[("engine", "holdout")]),
         bias=bias,
         band_text=_band_text(band, band_coverage(cat), widening),
+        twins_text=_twins_text(cat, table),
         band=band,
         widening=widening,
         evidence=frozenset(full_runs(cat)["accelerator_id"]),
@@ -181,7 +149,7 @@ def _time_factor_text(wall_days: float | None, predicted_days: float | None, fac
         return ""
     return (
         f" You set a time factor of {factor:g}x, so the recommendation plans for "
-        f"{days_text(wall_days)} where the engine predicts {days_text(predicted_days)}."
+        f"{duration_text(wall_days)} where the engine predicts {duration_text(predicted_days)}."
     )
 
 
@@ -221,12 +189,10 @@ def time_model_trust(
     constants.
 
     One paragraph: the median absolute error of GPU-hours on the held-out runs (never used to fit a
-    constant); the range those runs landed in relative to their predictions
-    (:func:`workbook.calibrate.metrics.time_range`, 10th-90th percentile, with its leave-one-out
-    coverage and its coverage checked forward in time,
-    :func:`workbook.calibrate.metrics.forward_range_check`); the band every option carries
-    (:func:`workbook.calibrate.bands.realized_band`, split-conformal, with
-    :func:`workbook.calibrate.bands.band_coverage`), applied to ``wall_days`` [days, as planned,
+    constant); the one band every option carries and the decision plans with
+    (:func:`workbook.calibrate.bands.realized_band`, split-conformal, with its leave-one-out and
+    forward-in-time coverage, :func:`workbook.calibrate.bands.band_coverage`, and, when it held
+    for well under 80 % forward, that it is a floor), applied to ``wall_days`` [days, as planned,
     the typical stack's median] when given; how far published twin runs disagree
     (:func:`workbook.calibrate.metrics.twin_pairs`) and what to do about it; with a
     ``time_factor`` other than 1 (:attr:`workbook.decide.Scenario.time_factor`: ``wall_days`` is
@@ -243,9 +209,9 @@ def time_model_trust(
     basis = trust_basis(resolve_catalog(catalog))
     text = "Measured against published training runs (python -m workbook validate):"
     text += basis.holdout_text
-    if basis.time_range is not None:
+    if basis.band is not None:
         widen = basis.widening if accelerator and accelerator not in basis.evidence else 1.0
-        text += _plan_text(predicted, basis.band, widen) + basis.spread_text + basis.band_text
+        text += _plan_text(predicted, basis.band, widen) + basis.band_text + basis.twins_text
         text += _time_factor_text(wall_days, predicted, time_factor)
     if accelerator:
         text += _accelerator_text(basis.bias, accelerator, basis)

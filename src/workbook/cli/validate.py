@@ -2,9 +2,9 @@
 
 Prints, for every full run used, published vs predicted GPU-hours and the error; then the median
 absolute percentage error (MdAPE), the share within +-25 %, the worst row, and the same figures for
-the naive baseline (one constant MFU, 6 N D, fitted to the same calibration rows); the range to plan
-with (where the held-out runs landed relative to their predictions, with its leave-one-out coverage,
-and each later batch of runs against the range of the runs entered before it); what no
+the naive baseline (one constant MFU, 6 N D, fitted to the same calibration rows); the empirical
+range (where the held-out runs landed relative to their predictions, with its leave-one-out
+coverage, and each later batch of runs against the range of the runs entered before it); what no
 recalibration by accelerator can fix; the steady-state throughput against every published benchmark;
 then predicted vs published per-GPU throughput ratios between accelerators. Ends with
 ``name: value``
@@ -100,10 +100,14 @@ def _prospective_section(s: ValidationSummary) -> list[str]:
 
 
 def _range_section(s: ValidationSummary) -> list[str]:
-    """The range to plan with, its leave-one-out coverage and its forward check."""
+    """The empirical range of the held-out runs, its leave-one-out coverage and its forward
+    check (the decision plans with the split-conformal band below, which covers better on few
+    runs)."""
     rng, fw = s.time_range, s.forward
     lines = [
-        f"\nRange to plan with: on the {rng['n']} held-out runs the published GPU-hours were "
+        "\nEmpirical range (interpolated percentiles; not what the decision plans with: that is "
+        "the split-conformal band under 'Two levels' below):"
+        f"\non the {rng['n']} held-out runs the published GPU-hours were "
         f"{rng['low']:.2f}x to {rng['high']:.2f}x the predicted ({RANGE_QUANTILES[0]:.0%}-"
         f"{RANGE_QUANTILES[1]:.0%} percentiles, median {rng['median']:.2f}x); each held-out run "
         "fell inside the range of the other runs in "
