@@ -1,8 +1,9 @@
 """The app on a phone, a laptop and a desktop, and when its kernel dies (issue 16), in Debian's
 chromium against its own Voila server (this module kills that server's kernels at the end).
 
-At 400, 1024 and 1400 px no element of the page is wider than the viewport and the headline is
-on screen without scrolling sideways; below 900 px the recommendation comes before the inputs.
+At 400, 1024 and 1400 px no element of the page is wider than the viewport, no table scrolls
+sideways or breaks a word inside its cells, and the headline is on screen without scrolling
+sideways; below 900 px the recommendation comes before the inputs.
 A dead kernel greys the results and says "Connection lost" (the heartbeat of
 workbook.present.app.heartbeat). Screenshots go to artifacts/screenshots/screen-*.png.
 """
@@ -25,6 +26,23 @@ pytestmark = needs_chromium
 
 HEADLINE = "#wb-recommendation"
 
+#: Table cells a word does not fit in, so the browser breaks it inside ("Sup/port cont/ract" at
+#: 400 px): each word's width in the cell's font, against the cell's content width. A hyphen is a
+#: break like a space ("a100-/80gb-/sxm", "GPU-/hours").
+WORDS_CUT_JS = """() => {
+  const ctx = document.createElement('canvas').getContext('2d'), cut = [];
+  document.querySelectorAll('.wb-table td, .wb-table th').forEach(c => {
+    if (!c.offsetParent) return;
+    const cs = getComputedStyle(c);
+    ctx.font = cs.font;
+    const room = c.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+    c.innerText.split(/\\s+|(?<=-)/).forEach(w => {
+      if (w && ctx.measureText(w).width > room + 1) cut.push(w);
+    });
+  });
+  return cut;
+}"""
+
 
 def _open(browser, url: str, width: int):
     page = browser.new_page(viewport={"width": width, "height": 900})
@@ -41,6 +59,11 @@ def test_nothing_is_wider_than_the_screen(voila_app, browser, width):
     try:
         assert page.evaluate(TOO_WIDE_JS) == []
         assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+        assert page.evaluate(WORDS_CUT_JS) == []  # table cells break between words only
+        tables = page.eval_on_selector_all(
+            ".wb-table", "els => els.filter(e => e.scrollWidth > e.clientWidth + 1).length"
+        )
+        assert tables == 0  # and every table fits without scrolling sideways
         box = page.locator(HEADLINE).bounding_box()
         assert box["x"] >= 0 and box["x"] + box["width"] <= width
         inputs = page.locator(".wb-inputs").bounding_box()

@@ -13,6 +13,9 @@ CSS = """
 .wb-table td, .wb-table th {border-bottom: 1px solid #ddd; padding: 2px 6px; text-align: left;
   vertical-align: top;}
 .wb-table td.num {white-space: nowrap;}
+/* A cell breaks between words, never inside one ("Sup/port cont/ract" at 400 px): the results'
+   "anywhere" would shrink a column to one letter; a table wider than the screen scrolls instead. */
+.wb-table td, .wb-table th {overflow-wrap: break-word; word-break: normal;}
 .wb-table {max-width: 100%; overflow-x: auto;}
 /* Charts scale down with their column instead of being clipped (Vega draws at a fixed size). */
 .wb-charts, .wb-results {min-width: 0; max-width: 100%;}
@@ -43,6 +46,8 @@ CSS = """
   .wb-inputs .widget-dropdown {height: auto !important;}
   .wb-inputs .widget-dropdown > select {min-height: 28px;}
   .wb-headline {font-size: 1.15em;}
+  /* Six columns of whole words fit a phone's width with less padding. */
+  .wb-table td, .wb-table th {padding: 2px 3px;}
 }
 </style>
 """
