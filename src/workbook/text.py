@@ -28,6 +28,14 @@ MODE_PHRASE = {
     "buy-new": "buy new",
     "buy-used": "buy used",
 }
+#: Each acquisition mode after a part's name: ``AMD Instinct MI355X rented on demand``.
+MODE_AFTER_NAME = {
+    "rent-spot": "rented on spot",
+    "rent-on-demand": "rented on demand",
+    "rent-reserved": "on a 1-year reservation",
+    "buy-new": "bought new",
+    "buy-used": "bought used",
+}
 
 
 #: Scientific notation as Python prints it (``2.10e+24``) and the superscript digits a reader sees.

@@ -1,5 +1,6 @@
 """The tornado (one assumption at a time over its range) and the Monte Carlo (all at once)."""
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -89,7 +90,7 @@ def test_monte_carlo_over_the_statically_feasible_options_picks_the_same_winners
     import numpy as np
 
     from workbook.decide.evaluate import TieRule, best_index, evaluate_arrays
-    from workbook.decide.sensitivity import monte_carlo
+    from workbook.decide.sensitivity import median_centred_draw, monte_carlo
     from workbook.text import option_labels
 
     o, n = rec.options, 200
@@ -100,7 +101,7 @@ def test_monte_carlo_over_the_statically_feasible_options_picks_the_same_winners
         u = rng.uniform(size=(n, 1))
         for k in f.at_low:
             lo, hi = np.asarray(f.at_low[k], float), np.asarray(f.at_high[k], float)
-            draws[k] = draws.get(k, 1.0) * (lo + (hi - lo) * u)
+            draws[k] = draws.get(k, 1.0) * median_centred_draw(lo, hi, u)
     ev = evaluate_arrays(rec.scenario, o, **draws, delivery_band=False)  # as the Monte Carlo
     winners = best_index(rec.scenario, o, ev, TieRule.from_catalog(cat))
     labels = option_labels(o).to_numpy(object)
@@ -143,3 +144,42 @@ def test_tornado_ranges_in_the_readers_units(rec, cat):
     assert r["runs_factor"] == "3 - 12 runs a year"
     assert r["buy_price_factor"] == "-20% to +30% (not the pick's)"  # a rental pays no purchase
     assert r["failure_rate_per_gpu_hour"].startswith("1 failure per ")
+
+
+def test_a_draw_has_the_scenarios_value_as_its_median():
+    """Weeks lost to an immature stack, 2-12 around 4: the factor runs 0.5x-3x around 1. Half the
+    draws fall in 0.5-1, half in 1-3, each half uniform (hand: u = 0.25 -> 0.75, u = 0.75 -> 2)."""
+    from workbook.decide.sensitivity import median_centred_draw
+
+    u = np.array([0.0, 0.25, 0.5, 0.75, 1.0])
+    assert median_centred_draw(0.5, 3.0, u).tolist() == [0.5, 0.75, 1.0, 2.0, 3.0]
+    # The direction of a range does not matter: MFU 0.5-1 around 0.7 is time x 1.4 to x 0.7.
+    assert median_centred_draw(1.4, 0.7, u).tolist() == pytest.approx([1.4, 1.2, 1.0, 0.85, 0.7])
+
+
+def test_the_monte_carlo_draws_around_the_scenario_not_the_middle_of_the_range(
+    rec, cat, monkeypatch
+):
+    """What the Monte Carlo hands to evaluate_arrays: every factor's median is 1 (the headline's
+    scenario), its ends the tornado's. One uniform draw over 0.5x-3x had a median of 1.75x."""
+    from workbook.decide import sensitivity
+
+    seen: dict[str, list] = {}
+    real = sensitivity.evaluate_arrays
+
+    def spy(s, sub, **kw):
+        for k, v in kw.items():
+            if k != "delivery_band":
+                seen.setdefault(k, []).append(np.asarray(v).reshape(len(v), -1)[:, 0])
+        return real(s, sub, **kw)
+
+    monkeypatch.setattr(sensitivity, "evaluate_arrays", spy)
+    sensitivity.monte_carlo(rec, cat, samples=4000)
+    software = np.concatenate(seen["software_factor"])
+    assert len(software) == 4000
+    assert np.median(software) == pytest.approx(1.0, abs=0.05)
+    assert software.min() == pytest.approx(0.5, abs=0.01)
+    assert software.max() == pytest.approx(3.0, abs=0.01)
+    # runs a year x 0.5 - x 2 around 1, electricity x 0.726 - x 2.3 around 1
+    for k in ("runs_factor", "electricity_factor"):
+        assert np.median(np.concatenate(seen[k])) == pytest.approx(1.0, abs=0.05), k

@@ -147,3 +147,39 @@ def test_owned_opex_names_the_platform_engineers():
     figures = {k: (v, why) for k, v, why in sm.key_figures(r.scenario, r)}
     # 4,096 MI355X on 512 nodes: ceil(512 / 16) = 32 engineers x $300K (test_sensitivity.py).
     assert figures["Opex, first year"][1].endswith("and its platform engineers ($9.6M a year)")
+
+
+def test_the_monte_carlo_risk_sums_the_picks_part_and_names_a_count_that_wins_more():
+    """Hand-made Monte Carlo for the band-70b-to-400b pick (512 B200 on demand): the pick 30 %,
+    768 B200 on demand 40 %, so B200 on demand at any size 70 % and 768 wins more draws; the
+    most frequent winner of another part or acquisition, 768 B200 reserved, 20 %."""
+    rec = recommend(presets["band-70b-to-400b"])
+    assert (rec.top.acquisition, rec.top.n_gpus, rec.top.accelerator) == (
+        "rent-on-demand",
+        512,
+        "b200-hgx",
+    )
+    mc = pd.DataFrame(
+        {
+            "option": [
+                "rent-on-demand 768 x b200-hgx",
+                "rent-on-demand 512 x b200-hgx",
+                "rent-reserved 768 x b200-hgx",
+                "rent-on-demand 512 x mi355x",
+            ],
+            "share": [0.4, 0.3, 0.2, 0.1],
+        }
+    )
+    text = sm.risks(dataclasses.replace(rec, monte_carlo=mc))[-1]
+    assert text == (
+        "When every assumption moves at once (Monte Carlo, each drawn within its range around its "
+        "stated value), the pick wins 30% of the draws, and NVIDIA B200 (HGX B200, 180 GB) rented "
+        "on demand, at any cluster size, 70%; 768 GPUs win more draws (40%) than the pick's 512; "
+        "the most frequent other choice is rent with a 1-year reservation 768 x NVIDIA B200 (HGX "
+        "B200, 180 GB) (20%)."
+    )
+    # The pick alone on its part and acquisition: no sum, no count.
+    alone = mc.iloc[1:].assign(share=[0.6, 0.3, 0.1])
+    text = sm.risks(dataclasses.replace(rec, monte_carlo=alone))[-1]
+    assert "the pick wins 60% of the draws; the most frequent other choice" in text
+    assert "any cluster size" not in text and "win more draws" not in text

@@ -27,6 +27,7 @@ from ..decide import (
 )
 from ..text import (
     CAVEATS_TITLE,
+    MODE_AFTER_NAME,
     MODE_PHRASE,
     co2e_text,
     days_text,
@@ -308,19 +309,36 @@ def risks(rec: Recommendation) -> list[str]:
 
 
 def _monte_carlo_risk(rec: Recommendation) -> list[str]:
+    """How often the pick wins the Monte Carlo; how often its part and acquisition win at any
+    count, and a count that wins more draws than the pick's; the most frequent winner of another
+    part or acquisition."""
     mc, top = rec.monte_carlo, rec.top
     if mc.empty:
         return []
     pick = option_label(top.acquisition, top.n_gpus, top.accelerator)
     share = float(mc.loc[mc["option"] == pick, "share"].sum())
-    others = mc[mc["option"] != pick]
+    family = f"{top.acquisition} "
+    same = mc["option"].str.startswith(family) & mc["option"].str.endswith(f" x {top.accelerator}")
     text = (
-        f"When every assumption moves at once (Monte Carlo), the pick wins {share:.0%} of the draws"
+        "When every assumption moves at once (Monte Carlo, each drawn within its range around its "
+        f"stated value), the pick wins {share:.0%} of the draws"
     )
+    fam = float(mc.loc[same, "share"].sum())
+    if round(fam, 2) > round(share, 2):
+        how = MODE_AFTER_NAME.get(top.acquisition, top.acquisition)
+        text += f", and {top.name} {how}, at any cluster size, {fam:.0%}"
+    rival = mc[same & (mc["option"] != pick)]
+    if len(rival) and rival["share"].iloc[0] > share:
+        n = int(rival["option"].iloc[0].split(" ")[1])
+        text += (
+            f"; {n:,} GPUs win more draws ({rival['share'].iloc[0]:.0%}) than the pick's "
+            f"{int(top.n_gpus):,}"
+        )
+    others = mc[~same]
     if not others.empty:
         o = others.iloc[0]
-        words = option_words(rec, o["option"])
-        text += f"; the most frequent other winner is {words} ({o['share']:.0%})"
+        text += f"; the most frequent other choice is {option_words(rec, o['option'])} "
+        text += f"({o['share']:.0%})"
     return [text + "."]
 
 

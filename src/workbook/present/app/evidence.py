@@ -93,7 +93,8 @@ def robustness_html(rec: Recommendation, catalog: Catalog, trust: str) -> str:
     wins = "; ".join(f"{o} {sh:.0%}" for o, sh in zip(mc["option"], mc["share"]))
     return (
         "<h4>How robust is the pick?</h4><p class='wb-small'>Monte Carlo, "
-        f"{monte_carlo_draws(catalog):,} draws of every assumption within its range: "
+        f"{monte_carlo_draws(catalog):,} draws of every assumption within its range (its stated "
+        "value the median): "
         f"{escape(wins)}.</p>"
         + table_html(tornado_table(rec))
         + "<h4>How far to trust the time estimate</h4>"
