@@ -20,11 +20,17 @@ def test_time_model_trust_quotes_the_holdout_error_and_the_accelerator_bias(cat)
     med = float(np.median(t[t["group"] == "h100-sxm"]["error"]))
     assert med < -0.1  # the dense H100 runs took longer than predicted (README, Accuracy)
     assert (
-        "On the 16 published dense runs on h100-sxm the runs took longer than predicted by a "
+        "On the 16 published dense runs on the NVIDIA H100 SXM5 80GB the runs took longer than "
+        "predicted by a "
         f"median {-med:.0%}" in h100
     )
     assert h100.endswith("optimistic.")
-    assert "No published dense run on gb200-nvl72" in calibrate.time_model_trust("gb200-nvl72", cat)
+    gb200 = calibrate.time_model_trust("gb200-nvl72", cat, wall_days=40.0)
+    assert "No published dense run on the NVIDIA GB200 NVL72" in gb200
+    # No published run at all on GB200: its band is widened, said once, in its own sentence.
+    assert gb200.count("widened 1.5x") == 1 and gb200.endswith("so its band is widened 1.5x.")
+    assert h100.count("widened 1.5x") == 1  # the general rule, on a part runs check
+    assert "No published dense run on xpu-9 checks" in calibrate.time_model_trust("xpu-9", cat)
     # An override of a fitted constant shows: a lower GEMM efficiency makes every prediction slower.
     slow = load_catalog(
         overrides=[
@@ -109,7 +115,7 @@ def test_time_model_trust_without_holdout_runs_says_the_error_is_unknown(cat, mo
         trust.trust_basis.cache_clear()  # later tests must not see the table without a holdout
     assert (
         "out-of-sample error is unknown" in text
-        and "On the 15 published dense runs on a100-80gb-sxm" in text
+        and "On the 15 published dense runs on the NVIDIA A100" in text
     )
 
 

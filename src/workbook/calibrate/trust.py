@@ -85,7 +85,7 @@ def _band_text(band: dict, cov: dict, widening: float) -> str:
         f"deadline or a budget. It held for {cov['loo_coverage']:.0%} of the held-out runs left "
         f"out one at a time and for {cov['forward_inside']} of {cov['forward_runs']} "
         f"({cov['forward_coverage']:.0%}) checked forward in time (nominal 80 %); its p90 / p10 is "
-        f"{cov['width']:.1f}x. On a part no published run checks it is widened {widening:g}x."
+        f"{cov['width']:.1f}x."
     ) + _floor_text(cov)
 
 
@@ -153,9 +153,19 @@ def _time_factor_text(wall_days: float | None, predicted_days: float | None, fac
     )
 
 
-def _accelerator_text(bias: pd.DataFrame, accelerator: str, basis: TrustBasis) -> str:
+def _widening_text(widening: float) -> str:
+    """That a part no published run checks has its band widened (said once: by the accelerator
+    sentence when the pick's part is such a part)."""
+    return f" On a part no published run checks it is widened {widening:g}x."
+
+
+def _accelerator_text(
+    bias: pd.DataFrame, accelerator: str, basis: TrustBasis, part: str | None = None
+) -> str:
     """The median signed error on the accelerator's published dense runs, or that none exists
-    (and, with no published run at all, that its band is widened)."""
+    (and, with no published run at all, that its band is widened); ``part`` names it ("the
+    NVIDIA H100 SXM5 80GB"; its id without)."""
+    part = f"the {part}" if part else accelerator
     if accelerator not in bias.index:
         widened = (
             f", so its band is widened {basis.widening:g}x"
@@ -163,13 +173,13 @@ def _accelerator_text(bias: pd.DataFrame, accelerator: str, basis: TrustBasis) -
             else ""
         )
         return (
-            f" No published dense run on {accelerator} checks the model: its estimate rests on the "
+            f" No published dense run on {part} checks the model: its estimate rests on the "
             f"spec sheet and on constants fitted on other accelerators{widened}."
         )
     runs, med = int(bias.loc[accelerator, "runs"]), float(bias.loc[accelerator, "median_error"])
     way = "took longer than predicted" if med < 0 else "were faster than predicted"
     text = (
-        f" On the {runs} published dense run{'s' if runs > 1 else ''} on {accelerator} the runs "
+        f" On the {runs} published dense run{'s' if runs > 1 else ''} on {part} the runs "
         f"{way} by a median {abs(med):.0%}"
     )
     if med < -BIAS_NOTED:
@@ -206,13 +216,18 @@ def time_model_trust(
         check_number("wall_days", wall_days, positive=True)
     check_number("time_factor", time_factor, positive=True)
     predicted = None if wall_days is None else wall_days / time_factor
-    basis = trust_basis(resolve_catalog(catalog))
+    cat = resolve_catalog(catalog)
+    basis = trust_basis(cat)
     text = "Measured against published training runs (python -m workbook validate):"
     text += basis.holdout_text
+    unchecked = bool(accelerator) and accelerator not in basis.evidence
     if basis.band is not None:
-        widen = basis.widening if accelerator and accelerator not in basis.evidence else 1.0
-        text += _plan_text(predicted, basis.band, widen) + basis.band_text + basis.twins_text
-        text += _time_factor_text(wall_days, predicted, time_factor)
+        widen = basis.widening if unchecked else 1.0
+        text += _plan_text(predicted, basis.band, widen) + basis.band_text
+        text += "" if unchecked else _widening_text(basis.widening)
+        text += basis.twins_text + _time_factor_text(wall_days, predicted, time_factor)
     if accelerator:
-        text += _accelerator_text(basis.bias, accelerator, basis)
+        names = cat.tables["accelerators"].set_index("accelerator_id")["name"]
+        part = names.get(accelerator)
+        text += _accelerator_text(basis.bias, accelerator, basis, part)
     return text
