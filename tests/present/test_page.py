@@ -249,6 +249,14 @@ def test_app_and_memo_run_the_same_number_of_draws(app):
     assert monte_carlo_draws(app.catalog) == 1000
     assert f"Monte Carlo, {monte_carlo_draws(app.catalog):,} draws" in app.robustness.value
     assert app.rec.monte_carlo.equals(memo_rec.monte_carlo)
+    # and the same sentence as the memo's last risk: the pick's share, then its part's at any size,
+    # with parts named (not "rent-on-demand 128 x mi355x")
+    from workbook.present.summary import monte_carlo_shares_text, risks
+
+    shares = monte_carlo_shares_text(memo_rec)
+    assert shares.startswith("the pick wins ") and shares in risks(memo_rec)[-1]
+    assert html.escape(shares) in app.robustness.value
+    assert "x mi355x" not in app.robustness.value
 
 
 def test_tornado_table_in_the_app_has_no_raw_floats(app):

@@ -309,20 +309,29 @@ def risks(rec: Recommendation) -> list[str]:
 
 
 def _monte_carlo_risk(rec: Recommendation) -> list[str]:
+    """The Monte Carlo's shares as the last risk ([] without a Monte Carlo)."""
+    shares = monte_carlo_shares_text(rec)
+    if not shares:
+        return []
+    return [
+        "When every assumption moves at once (Monte Carlo, each drawn within its range around its "
+        f"stated value), {shares}."
+    ]
+
+
+def monte_carlo_shares_text(rec: Recommendation) -> str:
     """How often the pick wins the Monte Carlo; how often its part and acquisition win at any
     count, and a count that wins more draws than the pick's; the most frequent winner of another
-    part or acquisition."""
+    part or acquisition ("" without a Monte Carlo or a pick). The memo's last risk and the app's
+    robustness sentence."""
     mc, top = rec.monte_carlo, rec.top
-    if mc.empty:
-        return []
+    if mc.empty or top is None:
+        return ""
     pick = option_label(top.acquisition, top.n_gpus, top.accelerator)
     share = float(mc.loc[mc["option"] == pick, "share"].sum())
     family = f"{top.acquisition} "
     same = mc["option"].str.startswith(family) & mc["option"].str.endswith(f" x {top.accelerator}")
-    text = (
-        "When every assumption moves at once (Monte Carlo, each drawn within its range around its "
-        f"stated value), the pick wins {share:.0%} of the draws"
-    )
+    text = f"the pick wins {share:.0%} of the draws"
     fam = float(mc.loc[same, "share"].sum())
     if round(fam, 2) > round(share, 2):
         how = MODE_AFTER_NAME.get(top.acquisition, top.acquisition)
@@ -339,7 +348,7 @@ def _monte_carlo_risk(rec: Recommendation) -> list[str]:
         o = others.iloc[0]
         text += f"; the most frequent other choice is {option_words(rec, o['option'])} "
         text += f"({o['share']:.0%})"
-    return [text + "."]
+    return text
 
 
 def workbook_version() -> str:

@@ -17,6 +17,7 @@ from ...text import CAVEATS_TITLE, probability_text, runs_text, snapshot_line
 from ..breakdown import bill_frame
 from ..format import escape, html_table, usd_short
 from ..memo import tornado_table
+from ..summary import monte_carlo_shares_text
 
 
 def table_html(df: pd.DataFrame, max_rows: int = 200) -> str:
@@ -89,13 +90,11 @@ def robustness_html(rec: Recommendation, catalog: Catalog, trust: str) -> str:
     estimate (``trust``)."""
     if rec.sensitivity is None or rec.sensitivity.empty:
         return ""
-    mc = rec.monte_carlo.head(4)
-    wins = "; ".join(f"{o} {sh:.0%}" for o, sh in zip(mc["option"], mc["share"]))
+    wins = monte_carlo_shares_text(rec) or "not run"
     return (
         "<h4>How robust is the pick?</h4><p class='wb-small'>Monte Carlo, "
         f"{monte_carlo_draws(catalog):,} draws of every assumption within its range (its stated "
-        "value the median): "
-        f"{escape(wins)}.</p>"
+        f"value the median): {escape(wins)}.</p>"
         + table_html(tornado_table(rec))
         + "<h4>How far to trust the time estimate</h4>"
         f"<p class='wb-small'>{escape(trust)}</p>"
