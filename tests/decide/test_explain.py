@@ -327,8 +327,9 @@ def test_a_pick_on_a_widened_band_says_so_in_the_headline_and_names_the_checked_
 def test_the_headline_is_the_verdict_then_its_caveats():
     """funded-startup-30b-domain picks 128 MI355X on demand: an estimated price and a widened band.
     The headline is the pick's sentence, then each caveat; ``verdict`` is the sentence alone (what
-    the app and the memo set in bold), ``caveats`` the two in the headline's order. A pick with
-    neither (enterprise's B200) has no caveats and its verdict is its headline."""
+    the app and the memo set in bold), ``caveats`` the two in the headline's order. Enterprise's
+    B200 (a sourced price, published runs on its part) has one: its run time decides the pick
+    within its own band."""
     rec = recommend(presets["funded-startup-30b-domain"], sensitivity=False)
     price, band = rec.caveats
     assert price.startswith("Its price is an estimate, not a quote: no public price;")
@@ -337,7 +338,9 @@ def test_the_headline_is_the_verdict_then_its_caveats():
     assert rec.verdict.startswith("Rent on demand 128 x AMD Instinct MI355X (16 nodes):")
     assert rec.verdict.endswith("9.04 t CO2e.")
     enterprise = recommend(presets["enterprise-frontier-pretraining"], sensitivity=False)
-    assert enterprise.caveats == [] and enterprise.verdict == enterprise.headline
+    (thin,) = enterprise.caveats
+    assert thin.startswith("Its run time decides the pick within its own band")
+    assert enterprise.headline == f"{enterprise.verdict} {thin}"
     assert rec.runners_up and all(r.caveats == [] for r in rec.runners_up)
 
 

@@ -233,9 +233,61 @@ def test_a_pick_without_published_evidence_says_how_much_slower_it_can_run():
         "2.8 days); "
         "longer than that, rent on demand 128 x AMD Instinct MI350X is the pick."
     ) in rec.headline
-    # A pick with published evidence on its part has no such sentence.
-    evidenced = recommend(presets["band-70b-to-400b"], sensitivity=False).top
-    assert math.isnan(evidenced.time_headroom) and "its runs take" not in evidenced.sentence
+    assert "Its run time decides the pick within its own band" not in rec.headline
+
+
+def test_a_pick_a_slightly_slower_run_changes_says_so_though_its_part_has_evidence():
+    """enterprise-frontier-pretraining picks 2048 B200 on a 1-year reservation (published runs on
+    B200): 245.2 days median, p90 422.0, lead time 3.5 days, 82 % for the 365-day deadline
+    against 80 % required. By hand, with the two-piece log-normal above the median (sigma =
+    ln(p90 / p50) / z(0.9)), its 80th percentile is p50 x exp(sigma x z(0.8)) = 350.3 days; runs
+    f times as long meet the deadline at 80 % until 3.5 + 350.3 f = 365: f = 1.0320, well inside
+    its own p90 / p50 = 1.72. Past it 2048 fails the deadline and 3072 are the pick."""
+    from statistics import NormalDist
+
+    rec = recommend(presets["enterprise-frontier-pretraining"], sensitivity=False)
+    b = option_row(rec.options, "b200-hgx", 2048, "rent-reserved")
+    assert (rec.top.acquisition, rec.top.n_gpus, rec.top.accelerator) == (
+        "rent-reserved",
+        2048,
+        "b200-hgx",
+    )
+    assert not b["time_band_widened"] and b["p_deadline"] == pytest.approx(0.82, abs=0.005)
+    z = NormalDist().inv_cdf
+    sigma = math.log(b["wall_days_p90"] / b["wall_days"]) / z(0.9)
+    q80 = b["wall_days"] * math.exp(sigma * z(0.8))
+    by_hand = (365 - b["lead_time_days"]) / q80
+    assert by_hand == pytest.approx(1.0320, abs=1e-4)
+    assert rec.top.time_headroom == pytest.approx(by_hand, abs=1e-4)
+    assert (
+        "Its run time decides the pick within its own band (p90 422 days per run). It stays the "
+        "pick if its runs take up to 3.1 % longer than estimated (253 days, not 245 days); longer "
+        "than that, rent with a 1-year reservation 3072 x NVIDIA B200 (HGX B200, 180 GB) is the "
+        "pick."
+    ) in rec.headline
+
+
+def test_a_margin_wider_than_the_picks_own_band_is_not_said(monkeypatch):
+    """band-70b-to-400b: 512 B200 on demand, p90 / p50 = 206 / 120 = 1.72. A headroom of 1.5x
+    (under it) is said; one of 2x (over it: a run slower than its p90 still keeps the pick) is
+    not, and the Option carries it either way."""
+    import importlib
+
+    from workbook.decide.headroom import Headroom
+
+    rmod = importlib.import_module("workbook.decide.recommend")  # the module, not the function
+
+    s = presets["band-70b-to-400b"]
+    for factor, said in ((1.5, True), (2.0, False)):
+        monkeypatch.setattr(rmod, "time_headroom", lambda *a, f=factor: Headroom(f, -1))
+        rec = recommend(s, sensitivity=False)
+        top = rec.top
+        row = option_row(rec.options, top.accelerator, top.n_gpus, top.acquisition)
+        assert row["wall_days_p90"] / row["wall_days"] == pytest.approx(1.72, abs=0.01)
+        assert top.time_headroom == factor
+        assert ("Its run time decides the pick within its own band" in top.sentence) is said
+        # a sourced price on a part with published runs: nothing else to say
+        assert (rec.caveats == []) is not said and (rec.verdict == rec.headline) is not said
 
 
 def test_the_time_headroom_sentence_says_the_ends():

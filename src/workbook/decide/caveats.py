@@ -117,6 +117,18 @@ def evidence_caveat(
     return said + alternative_sentence("with published evidence on its part", checked, best)
 
 
+def thin_time_caveat(best: pd.Series, headroom: Headroom, then: pd.Series | None) -> str:
+    """Appended to the headline of a pick with published evidence on its part whose runs, taking
+    longer than estimated by less than its own band allows (the time headroom under its p90 /
+    p50), make another option the pick: ``Its run time decides the pick within its own band
+    (p90 422 days per run). It stays the pick if ...``."""
+    return (
+        f"Its run time decides the pick within its own band (p90 "
+        f"{duration_text(best['wall_days_p90'])} per run)."
+        + time_headroom_sentence(best, headroom, then)
+    )
+
+
 def alternative_sentence(label: str, other: pd.Series, best: pd.Series) -> str:
     """`` The best option {label}: rent on demand 512 x ..., 6.3 days per run, $173,407 per run
     (+36% vs the pick).``"""

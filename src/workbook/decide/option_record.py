@@ -62,9 +62,10 @@ class Option:
         option is the pick [x] (:func:`workbook.decide.headroom.price_headroom`; inf: not up
         to 10x); NaN for a sourced price and for a runner-up.
     time_headroom : float
-        A pick whose time band is widened (no published evidence on its part): how many times its
-        estimated run time its part's runs can take before another option is the pick [x]
-        (:func:`workbook.decide.headroom.time_headroom`; inf: not up to 10x); NaN otherwise.
+        The pick: how many times its estimated run time its part's runs can take before another
+        option is the pick [x] (:func:`workbook.decide.headroom.time_headroom`; inf: not up to
+        10x); NaN for a runner-up. The headline says it for a pick whose time band is widened (no
+        published evidence on its part) and for one whose own p90 / p50 exceeds it.
     """
 
     accelerator: str

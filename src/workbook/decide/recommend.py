@@ -33,7 +33,7 @@ from ..catalog import Catalog, load_catalog
 from ..model import assumption_values, level_moe_efficiency, moe_classes
 from . import sensitivity as sensitivity_analysis
 from .band_reason import BandBasis
-from .caveats import estimate_caveat, evidence_caveat
+from .caveats import estimate_caveat, evidence_caveat, thin_time_caveat
 from .evaluate import TieRule, best_index, breakeven_for, evaluate, option_row, rank_columns
 from .explain import (
     impossibility,
@@ -313,13 +313,15 @@ def explain_pick(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog) -
         top.price_headroom = headroom.factor
         then = o.iloc[headroom.other] if headroom.other >= 0 else None
         top.caveats.append(estimate_caveat(best, sourced, headroom, then))
+    slower = time_headroom(s, o, int(ranked_pos[0]), ranking.rule)
+    top.time_headroom = slower.factor
+    then = o.iloc[slower.other] if slower.other >= 0 else None
     if best["time_band_widened"]:
         checked = best_among(s, o, ranking.rule, ~o["time_band_widened"].to_numpy(bool))
         same = sourced is not None and checked is not None and sourced.name == checked.name
-        slower = time_headroom(s, o, int(ranked_pos[0]), ranking.rule)
-        top.time_headroom = slower.factor
-        then = o.iloc[slower.other] if slower.other >= 0 else None
         top.caveats.append(evidence_caveat(best, checked, basis.widening, same, slower, then))
+    elif slower.factor < best["wall_days_p90"] / best["wall_days"]:  # its own p90 changes it
+        top.caveats.append(thin_time_caveat(best, slower, then))
     top.sentence = " ".join([pick_sentence(s, best), *top.caveats])
     # The same cluster the other way (bought for a rented pick, rented on demand for a bought
     # one): why it fails, for the rent-vs-buy reason.
