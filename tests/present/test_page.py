@@ -361,3 +361,14 @@ def test_the_app_shows_what_the_picks_money_buys(app, preset):
         assert sum(_money(r[col]) for r in lines) == pytest.approx(
             row[column], abs=0.05e6 * len(lines) + 1
         )
+
+
+def test_robustness_without_a_monte_carlo_says_no_share(cat):
+    """0 draws (monte_carlo_samples=0): the tornado, and no "Monte Carlo, 1,000 draws ...: ."."""
+    from workbook.present.app.evidence import robustness_html
+
+    rec = recommend(presets["funded-startup-30b-domain"], monte_carlo_samples=0)
+    assert rec.monte_carlo.empty and not rec.sensitivity.empty
+    page = robustness_html(rec, cat, "trust")
+    assert "How robust is the pick?" in page and "Monte Carlo" not in page
+    assert "per GPU-hour" in page  # the tornado is there

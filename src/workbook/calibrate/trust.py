@@ -75,7 +75,7 @@ def _plan_text(predicted_days: float | None, band: dict, widening: float = 1.0) 
     )
 
 
-def _band_text(band: dict, cov: dict, widening: float) -> str:
+def _band_text(band: dict, cov: dict) -> str:
     """How the decision's band is made and how often it held."""
     return (
         " Every option's days and costs carry a band from the same held-out runs: their "
@@ -131,7 +131,7 @@ def _trust_basis(cat: Catalog) -> TrustBasis:
     return TrustBasis(
         holdout_text=_holdout_error_text(summary.loc[("engine", "holdout")]),
         bias=bias,
-        band_text=_band_text(band, band_coverage(cat), widening),
+        band_text=_band_text(band, band_coverage(cat)),
         twins_text=_twins_text(cat, table),
         band=band,
         widening=widening,

@@ -90,11 +90,17 @@ def robustness_html(rec: Recommendation, catalog: Catalog, trust: str) -> str:
     estimate (``trust``)."""
     if rec.sensitivity is None or rec.sensitivity.empty:
         return ""
-    wins = monte_carlo_shares_text(rec) or "not run"
-    return (
-        "<h4>How robust is the pick?</h4><p class='wb-small'>Monte Carlo, "
+    wins = monte_carlo_shares_text(rec)  # "" when the Monte Carlo was not run (0 draws)
+    monte_carlo = (
+        "<p class='wb-small'>Monte Carlo, "
         f"{monte_carlo_draws(catalog):,} draws of every assumption within its range (its stated "
         f"value the median): {escape(wins)}.</p>"
+        if wins
+        else ""
+    )
+    return (
+        "<h4>How robust is the pick?</h4>"
+        + monte_carlo
         + table_html(tornado_table(rec))
         + "<h4>How far to trust the time estimate</h4>"
         f"<p class='wb-small'>{escape(trust)}</p>"
