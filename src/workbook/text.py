@@ -163,6 +163,14 @@ def option_label(acquisition: str, n_gpus: int, accelerator: str) -> str:
     return f"{acquisition} {int(n_gpus)} x {accelerator}"
 
 
+def split_option_label(label: str) -> tuple[str, str, str]:
+    """An :func:`option_label` back into its acquisition, GPU count (as written) and accelerator:
+    ``rent-spot 8 x h100-sxm`` -> ``("rent-spot", "8", "h100-sxm")``."""
+    mode, _, rest = label.partition(" ")
+    n, _, accelerator = rest.partition(" x ")
+    return mode, n, accelerator
+
+
 def option_labels(frame: pd.DataFrame) -> pd.Series:
     """:func:`option_label` of every row of a frame with ``acquisition``, ``n_gpus``,
     ``accelerator``."""

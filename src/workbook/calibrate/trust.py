@@ -100,6 +100,11 @@ def _floor_text(cov: dict) -> str:
     )
 
 
+def _part_names(cat: Catalog) -> pd.Series:
+    """Each accelerator's name (data/accelerators.csv), indexed by its id."""
+    return cat.tables["accelerators"].set_index("accelerator_id")["name"]
+
+
 def _twins_text(cat: Catalog, table: pd.DataFrame) -> str:
     """The most contradictory twin runs and what to do about them ("" when none is beyond
     +-25 %)."""
@@ -107,7 +112,7 @@ def _twins_text(cat: Catalog, table: pd.DataFrame) -> str:
     if not (len(twins) and twins["ratio"].iloc[0] > TWIN_RATIO_25PCT):
         return ""
     t, names = twins.iloc[0], table.set_index("run_id")["model"]
-    part = cat.tables["accelerators"].set_index("accelerator_id").loc[t["accelerator"], "name"]
+    part = _part_names(cat)[t["accelerator"]]
     return (
         f" Part of the spread is in the runs themselves: {names[t['slower']]} reached "
         f"{t['ratio']:.1f}x less of the {part}'s peak than {names[t['faster']]}, a model of its "
@@ -227,7 +232,6 @@ def time_model_trust(
         text += "" if unchecked else _widening_text(basis.widening)
         text += basis.twins_text + _time_factor_text(wall_days, predicted, time_factor)
     if accelerator:
-        names = cat.tables["accelerators"].set_index("accelerator_id")["name"]
-        part = names.get(accelerator)
+        part = _part_names(cat).get(accelerator)
         text += _accelerator_text(basis.bias, accelerator, basis, part)
     return text

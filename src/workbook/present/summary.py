@@ -38,6 +38,7 @@ from ..text import (
     params_label,
     probability_text,
     runs_text,
+    split_option_label,
 )
 from .format import escape, readable, usd, usd_short
 
@@ -247,8 +248,7 @@ def option_words(rec: Recommendation, label: str) -> str:
     """An option label of the tornado / Monte Carlo (:func:`workbook.text.option_label`: ``buy-new
     8 x b200-hgx``) in words: ``buy new 8 x NVIDIA B200 (HGX B200, 180 GB)``; the label itself
     when it names no option of ``rec``."""
-    mode, _, rest = label.partition(" ")
-    n, _, accelerator = rest.partition(" x ")
+    mode, n, accelerator = split_option_label(label)
     o = rec.options
     names = o.loc[o["accelerator"] == accelerator, "name"]
     if mode not in MODE_PHRASE or not n.isdigit() or names.empty:
@@ -329,8 +329,8 @@ def monte_carlo_shares_text(rec: Recommendation) -> str:
         return ""
     pick = option_label(top.acquisition, top.n_gpus, top.accelerator)
     share = float(mc.loc[mc["option"] == pick, "share"].sum())
-    family = f"{top.acquisition} "
-    same = mc["option"].str.startswith(family) & mc["option"].str.endswith(f" x {top.accelerator}")
+    parts = [split_option_label(label) for label in mc["option"]]
+    same = pd.Series([(m, a) == (top.acquisition, top.accelerator) for m, _, a in parts], mc.index)
     text = f"the pick wins {share:.0%} of the draws"
     fam = float(mc.loc[same, "share"].sum())
     if round(fam, 2) > round(share, 2):
@@ -338,7 +338,7 @@ def monte_carlo_shares_text(rec: Recommendation) -> str:
         text += f", and {top.name} {how}, at any cluster size, {fam:.0%}"
     rival = mc[same & (mc["option"] != pick)]
     if len(rival) and rival["share"].iloc[0] > share:
-        n = int(rival["option"].iloc[0].split(" ")[1])
+        n = int(split_option_label(rival["option"].iloc[0])[1])
         text += (
             f"; {n:,} GPUs win more draws ({rival['share'].iloc[0]:.0%}) than the pick's "
             f"{int(top.n_gpus):,}"
