@@ -49,6 +49,16 @@ def test_a_pick_on_an_estimated_price_names_the_best_sourced_option():
     )
     sourced = recommend(s.replace(sourced_prices_only=True), sensitivity=False).top
     d = sourced.cost_per_run_usd / rec.top.cost_per_run_usd - 1
+    # The sentence before has just named it (the pick above the estimate's joint margin).
+    assert (
+        f"{MODE_PHRASE[sourced.acquisition]} {sourced.n_gpus} x {sourced.name} is the pick. "
+        "That is the best option with sourced prices: " in rec.headline
+    ) and f"${sourced.cost_per_run_usd:,.0f} per run ({d:+.0%} vs the pick)." in rec.headline
+    # Not named before: in full.
+    s = presets["modest-budget-token-efficient"]
+    rec = recommend(s, sensitivity=False)
+    sourced = recommend(s.replace(sourced_prices_only=True), sensitivity=False).top
+    d = sourced.cost_per_run_usd / rec.top.cost_per_run_usd - 1
     assert (
         f"The best option with sourced prices: {MODE_PHRASE[sourced.acquisition]} "
         f"{sourced.n_gpus} x {sourced.name}, " in rec.headline
@@ -128,18 +138,101 @@ def test_the_tornado_and_monte_carlo_move_an_estimated_price_further():
     assert not wide.equals(same.set_index("option")["share"])
 
 
-def _quote(usd_per_gpu_hour: str):
-    """A user's own quote for MI355X on demand (the one way a price enters: an override)."""
+def _quote(usd_per_gpu_hour: str, parts=("mi355x",)):
+    """A user's own quote for MI355X (and any other ``parts``) on demand (the one way a price
+    enters: an override)."""
     return load_catalog(
         [
             {
                 "table": "prices",
-                "key": "mi355x:rent-on-demand",
+                "key": f"{part}:rent-on-demand",
                 "column": "price_usd_per_gpu_hour",
                 "value": usd_per_gpu_hour,
                 "source": "test quote",
             }
+            for part in parts
         ]
+    )
+
+
+def test_a_pick_whose_twin_is_the_same_estimate_says_how_far_both_can_rise():
+    """modest-budget-token-efficient rents 512 MI355X on demand at $2.62 per GPU-hour; 512 MI350X
+    at the same $2.62 takes the pick when MI355X alone is 6.2 % dearer. Both prices are one
+    estimate (data/prices.csv: MI300X's on-demand rent x the one HSBC MI350-series purchase
+    price / MI300X's, on 2026-05-18), so a quote that finds one low finds the other low: the
+    headline also says how far both can rise together before another option is the pick. The
+    check is two quotes for both parts, a cent either side of the figure said: at $3.71 the
+    pick stays, at $3.72 128 MI355X on demand takes it (the sooner 512 no longer worth its
+    premium against the cheapest feasible option at those prices)."""
+    s = presets["modest-budget-token-efficient"]
+    rec = recommend(s, sensitivity=False)
+    o = rec.options
+    mi355x = option_row(o, "mi355x", 512, "rent-on-demand")
+    mi350x = option_row(o, "mi350x", 512, "rent-on-demand")
+    assert mi355x["price"] == mi350x["price"] == 2.62
+    assert mi355x["price_basis"] == mi350x["price_basis"]
+    assert rec.top.price_headroom == pytest.approx(1.0624, abs=1e-4)
+    joint = rec.top.price_headroom_joint
+    assert 3.71 < 2.62 * joint < 3.72
+    assert (
+        "above that, rent on demand 512 x AMD Instinct MI350X is the pick. The price of AMD "
+        "Instinct MI350X is the same estimate: if the quotes for both come in higher together, "
+        "it stays the pick up to $3.71 per GPU-hour, 41.9 % above the estimated $2.62; above "
+        "that, rent on demand 128 x AMD Instinct MI355X is the pick. The best option with "
+        "sourced prices: rent on demand 512 x AMD Instinct MI325X, "
+    ) in rec.headline
+    both = ("mi355x", "mi350x")
+    below = recommend(s, catalog=_quote("3.71", both), sensitivity=False).top
+    above = recommend(s, catalog=_quote("3.72", both), sensitivity=False).top
+    assert (below.accelerator, below.n_gpus, below.acquisition) == ("mi355x", 512, "rent-on-demand")
+    assert (above.accelerator, above.n_gpus, above.acquisition) == ("mi355x", 128, "rent-on-demand")
+    # A sourced price has no twin: enterprise's B200 reservation is derived from a sourced price.
+    assert math.isnan(
+        recommend(
+            presets["enterprise-frontier-pretraining"], sensitivity=False
+        ).top.price_headroom_joint
+    )
+
+
+def test_a_pick_whose_twin_is_estimated_the_same_way_says_how_far_both_can_slow():
+    """modest-budget-token-efficient: 512 MI355X stays the pick until its runs take 5.9 % longer,
+    when 512 MI350X (CDNA 4 on ROCm like it, neither with a published run) takes it. A pilot run
+    that finds MI355X slow would find MI350X slow too, so the headline says how far both can
+    slow together. Checked against the rule itself, a hundredth of a percent either side of the
+    joint margin: every option on a CDNA 4 part slowed by it (and only those) keeps the pick
+    below and hands it to 128 MI355X above."""
+    import importlib
+
+    from workbook.decide.evaluate import TieRule, best_index, evaluate_arrays
+
+    s = presets["modest-budget-token-efficient"]
+    rec = recommend(s, sensitivity=False)
+    o = rec.options
+    f = rec.top.time_headroom_joint
+    assert rec.top.time_headroom == pytest.approx(1.0594, abs=1e-4)
+    assert f == pytest.approx(1.4153, abs=1e-4)
+    keep = o[o["static_ok"]]
+    cdna4 = keep["architecture"].eq("CDNA 4").to_numpy()
+    assert set(keep.loc[cdna4, "accelerator"]) == {"mi350x", "mi355x"}
+    rule = TieRule.from_catalog(rec.catalog)
+
+    def pick(factor: float) -> tuple:
+        ev = evaluate_arrays(s, keep, time_factor=np.where(cdna4, factor, 1.0))
+        r = keep.iloc[int(best_index(s, keep, ev, rule)[0])]
+        return r["accelerator"], int(r["n_gpus"]), r["acquisition"]
+
+    assert pick(f * 0.9999) == ("mi355x", 512, "rent-on-demand")
+    assert pick(f * 1.0001) == ("mi355x", 128, "rent-on-demand")
+    assert (
+        "longer than that, rent on demand 512 x AMD Instinct MI350X is the pick. The speed of "
+        "AMD Instinct MI350X is estimated the same way (CDNA 4 on ROCm, no published run on "
+        "either): if both run slower together, it stays the pick if its runs take up to 41.5 % "
+        "longer than estimated; longer than that, rent on demand 128 x AMD Instinct MI355X is "
+        "the pick."
+    ) in rec.headline
+    assert importlib.import_module("workbook.decide.headroom").shares_speed_estimate(
+        option_row(o, "mi355x", 512, "rent-on-demand"),
+        option_row(o, "mi350x", 512, "rent-on-demand"),
     )
 
 
@@ -177,7 +270,8 @@ def test_a_pick_on_an_estimated_price_says_how_far_that_price_can_rise():
     assert rec.top.price_headroom == pytest.approx(by_hand, abs=1e-4)
     assert (
         "It stays the pick up to $2.79 per GPU-hour, 6.5 % above the estimated $2.62; above "
-        "that, rent on demand 128 x AMD Instinct MI350X is the pick (its price an estimate too)."
+        "that, rent on demand 128 x AMD Instinct MI350X is the pick. The price of AMD Instinct "
+        "MI350X is the same estimate: "
     ) in rec.headline
     # A quote is the check: at $2.79 the pick stays, at $2.80 MI350X takes it.
     s = presets["funded-startup-30b-domain"]
@@ -194,16 +288,16 @@ def test_the_headroom_sentence_rounds_down_and_says_the_ends():
     a bought pick's price is per GPU; nothing feasible above, and no change up to the limit, are
     said as such."""
     from workbook.decide.caveats import headroom_sentence
-    from workbook.decide.headroom import Headroom
+    from workbook.decide.headroom import Headroom, Margins
 
     bought = pd.Series({"is_buy": True, "price": 23000.0})
     h = Headroom(factor=1.23456, other=-1)
-    assert headroom_sentence(bought, h, None) == (
+    assert headroom_sentence(bought, Margins(h, None)) == (
         " It stays the pick up to $28,394 per GPU, 23.4 % above the estimated $23,000; above "
         "that, no option is feasible."
     )
     rented = pd.Series({"is_buy": False, "price": 2.62})
-    assert headroom_sentence(rented, Headroom(math.inf, -1), None) == (
+    assert headroom_sentence(rented, Margins(Headroom(math.inf, -1), None)) == (
         " It stays the pick even at 10x its estimated price."
     )
 
@@ -293,18 +387,18 @@ def test_a_margin_wider_than_the_picks_own_band_is_not_said(monkeypatch):
 def test_the_time_headroom_sentence_says_the_ends():
     """No change up to the limit, and nothing feasible beyond, are said as such."""
     from workbook.decide.caveats import time_headroom_sentence
-    from workbook.decide.headroom import Headroom
+    from workbook.decide.headroom import Headroom, Margins
 
     best = pd.Series({"wall_days": 10.0})
-    assert time_headroom_sentence(best, Headroom(math.inf, -1), None) == (
+    assert time_headroom_sentence(best, Margins(Headroom(math.inf, -1), None)) == (
         " It stays the pick even if its runs take 10x the estimate."
     )
-    assert time_headroom_sentence(best, Headroom(2.459, -1), None) == (
+    assert time_headroom_sentence(best, Margins(Headroom(2.459, -1), None)) == (
         " It stays the pick if its runs take up to 2.45x the estimate (24 days, not 10 days); "
         "longer than that, no option is feasible."
     )
     # Under 2x a percentage, rounded down; the durations only where they read differently.
-    assert time_headroom_sentence(best, Headroom(1.0011, -1), None) == (
+    assert time_headroom_sentence(best, Margins(Headroom(1.0011, -1), None)) == (
         " It stays the pick if its runs take up to 0.1 % longer than estimated; longer than "
         "that, no option is feasible."
     )

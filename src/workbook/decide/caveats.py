@@ -10,72 +10,129 @@ import math
 
 import pandas as pd
 
-from ..text import duration_text
+from ..text import duration_text, stack_name
 from .band_reason import missing_evidence
 from .explain import delta_text, option_phrase
-from .headroom import Headroom
+from .headroom import Margins
 
 
 def estimate_caveat(
-    best: pd.Series,
-    sourced: pd.Series | None,
-    headroom: Headroom | None = None,
-    then: pd.Series | None = None,
+    best: pd.Series, sourced: pd.Series | None, margins: Margins | None = None
 ) -> str:
     """Appended to the headline of a pick whose price is not sourced: its basis, how far that
-    price can rise before another option is the pick (``headroom``; ``then``: that option's row,
-    None when nothing is feasible there), and the option the same rule picks among those with a
-    sourced price (``sourced``) with the difference."""
+    price can rise before another option is the pick (``margins``: :func:`headroom_sentence`),
+    and the option the same rule picks among those with a sourced price (``sourced``) with the
+    difference."""
     basis = best["price_basis"].removeprefix("estimate: ")  # the sentence says it already
     said = f"Its price is an estimate, not a quote: {basis}."
-    if headroom is not None:
-        said += headroom_sentence(best, headroom, then)
+    if margins is not None:
+        said += headroom_sentence(best, margins)
     if sourced is None:
         return said + " No feasible option has a sourced price."
-    return said + alternative_sentence("with sourced prices", sourced, best)
+    named = _named_last(margins, sourced)
+    return said + alternative_sentence("with sourced prices", sourced, best, named)
 
 
-def headroom_sentence(best: pd.Series, h: Headroom, then: pd.Series | None) -> str:
+def headroom_sentence(best: pd.Series, m: Margins) -> str:
     """`` It stays the pick up to $2.79 per GPU-hour, 6.6 % above the estimated $2.62; above
     that, rent on demand 128 x AMD Instinct MI350X is the pick (its price an estimate too).``
 
-    The price and the percentage are rounded down (a quote at the figure said keeps the pick)."""
+    ``m``: the margin and the option picked beyond it (:func:`workbook.decide.headroom.margins`).
+    Where that option's price is the same estimate (``m.joint``: the margin with both moved, the
+    pick beyond it ``m.joint_then``; :func:`workbook.decide.headroom.shares_price_estimate`),
+    the first margin only chooses between the two, and the sentence goes on: ``The price of AMD
+    Instinct MI350X is the same estimate: if the quotes for both come in higher together, it
+    stays the pick up to $3.71 per GPU-hour, 41.9 % above the estimated $2.62; above that, ...``.
+    The prices and the percentages are rounded down (a quote at the figure said keeps the
+    pick)."""
+    h, then, joint, joint_then = m.said
     if not math.isfinite(h.factor):
         return f" It stays the pick even at {h.limit:g}x its estimated price."
-    unit = "per GPU" if best["is_buy"] else "per GPU-hour"
-    said = (
-        f" It stays the pick up to {_price_down(best['price'] * h.factor, best['is_buy'])} {unit}, "
-        f"{math.floor((h.factor - 1) * 1000) / 10:g} % above the estimated "
-        f"{_price_down(best['price'], best['is_buy'])}; above that, "
-    )
+    said = f" It stays the pick {_price_margin(best, h.factor)}; above that, "
     if then is None:
         return said + "no option is feasible."
-    also = " (its price an estimate too)" if not then["price_sourced"] else ""
-    return said + f"{_then_phrase(then)} is the pick{also}."
+    if joint is None:
+        return said + f"{_then_phrase(then)} is the pick{_estimate_too(best, then)}."
+    said += (
+        f"{_then_phrase(then)} is the pick. The price of {then['name']} is the same estimate: "
+        "if the quotes for both come in higher together, "
+    )
+    if not math.isfinite(joint.factor):
+        return said + f"it stays the pick even at {joint.limit:g}x the estimate."
+    said += f"it stays the pick {_price_margin(best, joint.factor)}; above that, "
+    if joint_then is None:
+        return said + "no option is feasible."
+    return said + f"{_then_phrase(joint_then)} is the pick{_estimate_too(best, joint_then)}."
 
 
-def time_headroom_sentence(best: pd.Series, h: Headroom, then: pd.Series | None) -> str:
+def _price_margin(best: pd.Series, factor: float) -> str:
+    """``up to $2.79 per GPU-hour, 6.6 % above the estimated $2.62``, rounded down."""
+    unit = "per GPU" if best["is_buy"] else "per GPU-hour"
+    return (
+        f"up to {_price_down(best['price'] * factor, best['is_buy'])} {unit}, "
+        f"{math.floor((factor - 1) * 1000) / 10:g} % above the estimated "
+        f"{_price_down(best['price'], best['is_buy'])}"
+    )
+
+
+def _estimate_too(best: pd.Series, then: pd.Series) -> str:
+    """`` (its price an estimate too)`` for an option on another part whose price is not
+    sourced; '' otherwise (a sourced price, or the pick's own part: the sentence is about it)."""
+    if then["price_sourced"] or then["accelerator"] == best["accelerator"]:
+        return ""
+    return " (its price an estimate too)"
+
+
+def time_headroom_sentence(best: pd.Series, m: Margins) -> str:
     """`` It stays the pick if its runs take up to 6.4 % longer than estimated (2.9 days, not
     2.8 days); longer than that, rent on demand 128 x AMD Instinct MI350X is the pick.``
 
     Under 2x the margin is a percentage, from 2x a factor (``up to 2.45x the estimate``), both
     rounded down (a run at the figure said keeps the pick); the two durations only where they
-    read differently."""
+    read differently. ``m``: the margin and the option picked beyond it
+    (:func:`workbook.decide.headroom.margins`); where that option's speed is estimated the same
+    way (``m.joint``: the margin with both slowed, the pick beyond it ``m.joint_then``;
+    :func:`workbook.decide.headroom.shares_speed_estimate`) the sentence goes on: ``The speed
+    of AMD Instinct MI350X is estimated the same way (CDNA 4 on ROCm, no published run on
+    either): if both run slower together, it stays the pick if its runs take up to ...``."""
+    h, then, joint, joint_then = m.said
     if not math.isfinite(h.factor):
         return f" It stays the pick even if its runs take {h.limit:g}x the estimate."
-    if h.factor < 2:
-        margin = math.floor((h.factor - 1) * 1000) / 10
-        said, factor = f"up to {margin:g} % longer than estimated", 1 + margin / 100
-    else:
-        factor = math.floor(h.factor * 100) / 100
-        said = f"up to {factor:.2f}x the estimate"
-    longer, now = (duration_text(best["wall_days"] * f) for f in (factor, 1.0))
-    if longer != now:
-        said += f" ({longer}, not {now})"
-    said = f" It stays the pick if its runs take {said}; longer than that, "
+    said = f" It stays the pick if its runs take {_time_margin(best, h.factor)}; longer than that, "
     if then is None:
         return said + "no option is feasible."
-    return said + f"{_then_phrase(then)} is the pick."
+    said += f"{_then_phrase(then)} is the pick."
+    if joint is None:
+        return said
+    evidence = (
+        "no published run on either" if best["time_band_widened"] else "published evidence on both"
+    )
+    said += (
+        f" The speed of {then['name']} is estimated the same way ({best['architecture']} on "
+        f"{stack_name(best['software_stack'])}, {evidence}): if both run slower together, "
+    )
+    if not math.isfinite(joint.factor):
+        return said + f"it stays the pick even if its runs take {joint.limit:g}x the estimate."
+    margin = _time_margin(best, joint.factor, durations=False)
+    said += f"it stays the pick if its runs take {margin}; longer than "
+    if joint_then is None:
+        return said + "that, no option is feasible."
+    return said + f"that, {_then_phrase(joint_then)} is the pick."
+
+
+def _time_margin(best: pd.Series, factor: float, durations: bool = True) -> str:
+    """``up to 6.4 % longer than estimated (2.9 days, not 2.8 days)`` or ``up to 2.45x the
+    estimate``, rounded down; ``durations=False``: without the days (a second margin)."""
+    if factor < 2:
+        margin = math.floor((factor - 1) * 1000) / 10
+        said, factor = f"up to {margin:g} % longer than estimated", 1 + margin / 100
+    else:
+        factor = math.floor(factor * 100) / 100
+        said = f"up to {factor:.2f}x the estimate"
+    longer, now = (duration_text(best["wall_days"] * f) for f in (factor, 1.0))
+    if durations and longer != now:
+        said += f" ({longer}, not {now})"
+    return said
 
 
 def _then_phrase(then: pd.Series) -> str:
@@ -95,46 +152,54 @@ def evidence_caveat(
     checked: pd.Series | None,
     widening: float,
     said_already: bool = False,
-    headroom: Headroom | None = None,
-    then: pd.Series | None = None,
+    margins: Margins | None = None,
 ) -> str:
     """Appended to the headline of a pick whose time band is widened (its part has no published
     evidence of its level's kind): what it lacks, how many times its estimated run time it can
-    take before another option is the pick (``headroom``; ``then``: that option's row, None when
-    nothing is feasible there), and the option the same rule picks among those whose band is not
-    (``checked``) with the difference; ``said_already``: that option is the sourced-price one
-    the headline has just named."""
+    take before another option is the pick (``margins``: :func:`time_headroom_sentence`), and
+    the option the same rule picks among those whose band is not (``checked``) with the
+    difference; ``said_already``: that option is the sourced-price one the headline has just
+    named."""
     said = (
         f"Its time rests on {missing_evidence(best)} on {best['name']}: its probabilities are "
         f"on a band widened {widening:g}x."
     )
-    if headroom is not None:
-        said += time_headroom_sentence(best, headroom, then)
+    if margins is not None:
+        said += time_headroom_sentence(best, margins)
     if checked is None:
         return said + " No feasible option has published evidence on its part."
     if said_already:
         return said + " The option with sourced prices has published evidence on its part."
-    return said + alternative_sentence("with published evidence on its part", checked, best)
+    named = _named_last(margins, checked)
+    return said + alternative_sentence("with published evidence on its part", checked, best, named)
 
 
-def thin_time_caveat(best: pd.Series, headroom: Headroom, then: pd.Series | None) -> str:
+def thin_time_caveat(best: pd.Series, margins: Margins) -> str:
     """Appended to the headline of a pick with published evidence on its part whose runs, taking
     longer than estimated by less than its own band allows (the time headroom under its p90 /
     p50), make another option the pick: ``Its run time decides the pick within its own band
     (p90 422 days per run). It stays the pick if ...``."""
     return (
         f"Its run time decides the pick within its own band (p90 "
-        f"{duration_text(best['wall_days_p90'])} per run)."
-        + time_headroom_sentence(best, headroom, then)
+        f"{duration_text(best['wall_days_p90'])} per run)." + time_headroom_sentence(best, margins)
     )
 
 
-def alternative_sentence(label: str, other: pd.Series, best: pd.Series) -> str:
+def _named_last(margins: Margins | None, other: pd.Series) -> bool:
+    """The margins' last sentence has just named ``other`` (the pick beyond the joint margin)."""
+    last = None if margins is None or margins.joint is None else margins.joint_then
+    return last is not None and last.name == other.name
+
+
+def alternative_sentence(label: str, other: pd.Series, best: pd.Series, named: bool = False) -> str:
     """`` The best option {label}: rent on demand 512 x ..., 6.3 days per run, $173,407 per run
-    (+36% vs the pick).``"""
-    phrase = option_phrase(other["acquisition"], other["n_gpus"], other["name"])
-    return (
-        f" The best option {label}: {phrase}, {duration_text(other['wall_days'])} per run, "
-        f"${other['cost_per_run_usd']:,.0f} per run "
+    (+36% vs the pick).``; ``named``: the sentence before has just named it (`` That is the best
+    option {label}: 21 days per run, ...``)."""
+    figures = (
+        f"{duration_text(other['wall_days'])} per run, ${other['cost_per_run_usd']:,.0f} per run "
         f"({delta_text(other['cost_per_run_usd'], best['cost_per_run_usd'])})."
     )
+    if named:
+        return f" That is the best option {label}: {figures}"
+    phrase = option_phrase(other["acquisition"], other["n_gpus"], other["name"])
+    return f" The best option {label}: {phrase}, {figures}"

@@ -133,6 +133,7 @@ _OPTIONS = (
     ("gpus_per_node", "GPUs", "GPUs per server (data/accelerators.csv), or in the workstation"),
     ("cooling_options", "choice", "designed cooling: air, liquid, air|liquid, cloud"),
     ("software_stack", "choice", "cuda, rocm, synapse, xla, neuron"),
+    ("architecture", "text", "the part's architecture (data/accelerators.csv), e.g. CDNA 4"),
     ("availability", "choice", "buy-and-rent or rent-only"),
     ("sold_in", "choice", "where the part is sold new: worldwide or china"),
     ("tpp", "TPP", "export-control Total Processing Performance: dense TFLOP/s x bits"),

@@ -1,6 +1,11 @@
 """How far one of the pick's numbers, its estimated price or its run time, can rise before the
 same rule picks another option: the margin a quote or a pilot run is held against
-(:func:`price_headroom`, :func:`time_headroom`; the headline's "It stays the pick up to ...")."""
+(:func:`price_headroom`, :func:`time_headroom`; the headline's "It stays the pick up to ...").
+
+Where the option picked beyond that margin is another part whose number is estimated the same
+way as the pick's (:func:`shares_price_estimate`, :func:`shares_speed_estimate`: MI350X beside
+MI355X, one rent estimate and one architecture), the margin only says which of the two twins to
+take; ``joint=True`` moves both together, the margin of the choice of that estimate itself."""
 
 from __future__ import annotations
 
@@ -41,36 +46,122 @@ class Headroom:
     limit: float = HEADROOM_MAX
 
 
-def price_headroom(s, o: pd.DataFrame, pos: int, rule: TieRule) -> Headroom:
+@dataclass(frozen=True)
+class Margins:
+    """A pick's margin on one estimated number and, where the option picked beyond it is a twin
+    estimated the same way, the margin with both moved (:func:`margins`); ``then`` /
+    ``joint_then``: the rows of the options picked beyond each (None: nothing feasible there,
+    or no change up to the limit)."""
+
+    headroom: Headroom
+    then: pd.Series | None
+    joint: Headroom | None = None
+    joint_then: pd.Series | None = None
+
+    @property
+    def factor(self) -> float:
+        return self.headroom.factor
+
+    @property
+    def joint_factor(self) -> float:
+        return math.nan if self.joint is None else self.joint.factor
+
+    @property
+    def said(self) -> tuple:
+        """What the caveat sentences take (:mod:`workbook.decide.caveats`): headroom, then,
+        joint, joint_then."""
+        return self.headroom, self.then, self.joint, self.joint_then
+
+
+def margins(s, o: pd.DataFrame, pos: int, rule: TieRule, headroom, twins) -> Margins:
+    """``headroom`` (:func:`price_headroom` or :func:`time_headroom`) of the pick at row position
+    ``pos``, and again with ``joint=True`` when the option it hands the pick to is on another
+    part estimated the same way (``twins``: :func:`shares_price_estimate` or
+    :func:`shares_speed_estimate`)."""
+
+    def row(h: Headroom) -> pd.Series | None:
+        return o.iloc[h.other] if h.other >= 0 and math.isfinite(h.factor) else None
+
+    h = headroom(s, o, pos, rule)
+    then = row(h)
+    if then is None or not twins(o.iloc[pos], then):
+        return Margins(h, then)
+    joint = headroom(s, o, pos, rule, joint=True)
+    return Margins(h, then, joint, row(joint))
+
+
+def price_headroom(s, o: pd.DataFrame, pos: int, rule: TieRule, joint: bool = False) -> Headroom:
     """How far the price of the pick at row position ``pos`` (an estimate) can rise before the
     same rule (:func:`best_index`) picks another option.
 
     The estimate is the part's, not one cluster's: every option on the same part, rented or
     bought as the pick is, whose price is not sourced moves by the same factor (a quote that
-    comes in 20 % high for 128 GPUs does for 64 too); every other option keeps its price."""
+    comes in 20 % high for 128 GPUs does for 64 too); every other option keeps its price.
+    ``joint``: every option whose price is the same estimate moves too
+    (:func:`shares_price_estimate`, any part)."""
     best = o.iloc[pos]
     name = "buy_price_factor" if best["is_buy"] else "rent_price_factor"
 
     def same(sub: pd.DataFrame) -> np.ndarray:
-        return (
-            (sub["accelerator"].to_numpy(object) == best["accelerator"])
-            & (sub["is_buy"].to_numpy(bool) == bool(best["is_buy"]))
-            & ~sub["price_sourced"].to_numpy(bool)
-        )
+        estimated = (sub["is_buy"].to_numpy(bool) == bool(best["is_buy"])) & ~sub[
+            "price_sourced"
+        ].to_numpy(bool)
+        if joint:
+            return estimated & (sub["price_basis"].to_numpy(object) == best["price_basis"])
+        return estimated & (sub["accelerator"].to_numpy(object) == best["accelerator"])
 
     return _headroom(s, o, pos, rule, name, same)
 
 
-def time_headroom(s, o: pd.DataFrame, pos: int, rule: TieRule) -> Headroom:
+def time_headroom(s, o: pd.DataFrame, pos: int, rule: TieRule, joint: bool = False) -> Headroom:
     """How many times its estimated run time the pick at row position ``pos`` can take before the
     same rule (:func:`best_index`) picks another option.
 
     The speed is the part's and its stack's, not one cluster's: every option on the same part,
     rented or bought, runs that many times longer (and so costs more where it pays by the hour,
-    and meets the deadline less often); every other option keeps its time."""
-    part = o.iloc[pos]["accelerator"]
-    return _headroom(
-        s, o, pos, rule, "time_factor", lambda sub: sub["accelerator"].to_numpy(object) == part
+    and meets the deadline less often); every other option keeps its time. ``joint``: every
+    option whose speed is estimated the same way moves too (:func:`shares_speed_estimate`,
+    any part)."""
+    best = o.iloc[pos]
+
+    def same(sub: pd.DataFrame) -> np.ndarray:
+        if joint:
+            return _same_speed_estimate(sub, best)
+        return sub["accelerator"].to_numpy(object) == best["accelerator"]
+
+    return _headroom(s, o, pos, rule, "time_factor", same)
+
+
+def shares_price_estimate(best: pd.Series, other: pd.Series) -> bool:
+    """``other`` is on another part and its price is the same estimate as the pick's ``best``:
+    neither sourced, both rented or both bought, and the same basis in the same words (one
+    method on one date, data/prices.csv: MI350X's and MI355X's rent are both MI300X's on-demand
+    rent scaled by one MI350-series purchase price), so a quote that finds one low finds the
+    other low too."""
+    return (
+        other["accelerator"] != best["accelerator"]
+        and not (best["price_sourced"] or other["price_sourced"])
+        and bool(other["is_buy"]) == bool(best["is_buy"])
+        and other["price_basis"] == best["price_basis"]
+    )
+
+
+def shares_speed_estimate(best: pd.Series, other: pd.Series) -> bool:
+    """``other`` is on another part whose speed is estimated the same way as the pick's ``best``:
+    the same architecture and software stack (data/accelerators.csv), and published evidence on
+    neither part or on both (``time_band_widened`` alike): a pilot run that finds one slower
+    than estimated would find the other slower too (MI350X and MI355X, both CDNA 4 on ROCm)."""
+    same = _same_speed_estimate(other.to_frame().T, best)
+    return other["accelerator"] != best["accelerator"] and bool(same[0])
+
+
+def _same_speed_estimate(sub: pd.DataFrame, best: pd.Series) -> np.ndarray:
+    """The rows of ``sub`` on the architecture and software stack of ``best``'s part, with
+    published evidence as it has or has not."""
+    return (
+        (sub["architecture"].to_numpy(object) == best["architecture"])
+        & (sub["software_stack"].to_numpy(object) == best["software_stack"])
+        & (sub["time_band_widened"].to_numpy(bool) == bool(best["time_band_widened"]))
     )
 
 

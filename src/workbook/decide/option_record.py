@@ -66,6 +66,11 @@ class Option:
         option is the pick [x] (:func:`workbook.decide.headroom.time_headroom`; inf: not up to
         10x); NaN for a runner-up. The headline says it for a pick whose time band is widened (no
         published evidence on its part) and for one whose own p90 / p50 exceeds it.
+    price_headroom_joint, time_headroom_joint : float
+        Where the option picked beyond ``price_headroom`` (``time_headroom``) is on another part
+        whose price is the same estimate (whose speed is estimated the same way:
+        :func:`workbook.decide.headroom.shares_price_estimate`, ``shares_speed_estimate``), the
+        margin with both moved together [x]; NaN otherwise.
     """
 
     accelerator: str
@@ -98,6 +103,8 @@ class Option:
     caveats: list[str] = field(default_factory=list)
     price_headroom: float = math.nan
     time_headroom: float = math.nan
+    price_headroom_joint: float = math.nan
+    time_headroom_joint: float = math.nan
 
     @classmethod
     def from_row(cls, r: pd.Series) -> "Option":

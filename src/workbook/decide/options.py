@@ -223,8 +223,8 @@ def _chassis(cat: Catalog, acc_ids: np.ndarray, n_gpus: np.ndarray, gpus_per_nod
 def configuration_columns(est: pd.DataFrame, cat: Catalog, site: dict) -> pd.DataFrame:
     """Power, spec and hardware-cost columns of every configuration of the sweep (rows of ``est``):
     :data:`POWER_COLUMNS` of :func:`workbook.model.cluster_power` at the site's rack limit and PUE,
-    the accelerator's node shape, cooling, software stack and availability, lead time and server and
-    fabric costs, and the parallel layout."""
+    the accelerator's node shape, cooling, software stack, architecture and availability, lead
+    time and server and fabric costs, and the parallel layout."""
     spec = cat.tables["accelerators"].set_index("accelerator_id")
     acc_ids = est["accelerator"].to_numpy(object)
     n = est["n_gpus"].to_numpy(float)
@@ -249,6 +249,7 @@ def configuration_columns(est: pd.DataFrame, cat: Catalog, site: dict) -> pd.Dat
         gpus_per_node=gpn,
         cooling_options=spec.loc[acc_ids, "cooling_options"].to_numpy(object),
         software_stack=spec.loc[acc_ids, "software_stack"].to_numpy(object),
+        architecture=spec.loc[acc_ids, "architecture"].to_numpy(object),
         availability=spec.loc[acc_ids, "availability"].to_numpy(object),
         sold_in=spec.loc[acc_ids, "sold_in"].to_numpy(object),
         tpp=total_processing_performance(spec.loc[acc_ids]),

@@ -46,7 +46,13 @@ from .explain import (
     runner_up_sentence,
     why_top,
 )
-from .headroom import price_headroom, time_headroom
+from .headroom import (
+    margins,
+    price_headroom,
+    shares_price_estimate,
+    shares_speed_estimate,
+    time_headroom,
+)
 from .option_record import Option
 from .options import build_options, sweep
 from .scenario import Scenario
@@ -307,21 +313,20 @@ def explain_pick(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog) -
     breakeven = breakeven_for(s, o, best)
     basis = band_basis(cat)
     sourced = None
+    pos = int(ranked_pos[0])
     if not best["price_sourced"]:
         sourced = best_among(s, o, ranking.rule, o["price_sourced"])
-        headroom = price_headroom(s, o, int(ranked_pos[0]), ranking.rule)
-        top.price_headroom = headroom.factor
-        then = o.iloc[headroom.other] if headroom.other >= 0 else None
-        top.caveats.append(estimate_caveat(best, sourced, headroom, then))
-    slower = time_headroom(s, o, int(ranked_pos[0]), ranking.rule)
-    top.time_headroom = slower.factor
-    then = o.iloc[slower.other] if slower.other >= 0 else None
+        dearer = margins(s, o, pos, ranking.rule, price_headroom, shares_price_estimate)
+        top.price_headroom, top.price_headroom_joint = dearer.factor, dearer.joint_factor
+        top.caveats.append(estimate_caveat(best, sourced, dearer))
+    slower = margins(s, o, pos, ranking.rule, time_headroom, shares_speed_estimate)
+    top.time_headroom, top.time_headroom_joint = slower.factor, slower.joint_factor
     if best["time_band_widened"]:
         checked = best_among(s, o, ranking.rule, ~o["time_band_widened"].to_numpy(bool))
         same = sourced is not None and checked is not None and sourced.name == checked.name
-        top.caveats.append(evidence_caveat(best, checked, basis.widening, same, slower, then))
+        top.caveats.append(evidence_caveat(best, checked, basis.widening, same, slower))
     elif slower.factor < best["wall_days_p90"] / best["wall_days"]:  # its own p90 changes it
-        top.caveats.append(thin_time_caveat(best, slower, then))
+        top.caveats.append(thin_time_caveat(best, slower))
     top.sentence = " ".join([pick_sentence(s, best), *top.caveats])
     # The same cluster the other way (bought for a rented pick, rented on demand for a bought
     # one): why it fails, for the rent-vs-buy reason.
