@@ -37,3 +37,16 @@ def test_counts_and_kilowatts_read_as_a_sentence():
     assert count_text(1024, "node") == "1,024 nodes"
     assert kw_text(1.1 * 1.54) == "1.7 kW"  # one node of 1.1 kW at PUE 1.54
     assert kw_text(12_345.6) == "12,346 kW"
+
+
+def test_a_number_and_its_per_cent_sign_stay_on_one_line():
+    """A page joins a number and its per cent sign with a no-break space (the app's box wrapped
+    "41.5 / % longer" at 1,024 px); words, ranges and other spaces are left alone."""
+    from workbook.text import keep_together
+
+    said = "up to 41.5 % longer; over 99 % probability (80 % required), p10-p90 1.4-7.6 days"
+    assert keep_together(said) == (
+        "up to 41.5\u00a0% longer; over 99\u00a0% probability (80\u00a0% required), "
+        "p10-p90 1.4-7.6 days"
+    )
+    assert keep_together("a % sign after a word: stays") == "a % sign after a word: stays"

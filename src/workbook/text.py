@@ -43,6 +43,17 @@ _SCIENTIFIC = re.compile(r"\b(\d+(?:\.\d+)?)e([+-]?)0*(\d+)\b")
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
+#: A space between a number and its per cent sign (``41.5 %``).
+_PERCENT_SPACE = re.compile(r"(?<=\d) %")
+
+
+def keep_together(text: str) -> str:
+    """A sentence for a page that wraps it: a number and its per cent sign joined by a no-break
+    space, so ``41.5 %`` never ends one line with the number and starts the next with ``%``
+    (the sentences themselves keep the plain space: every test and the CLI read those)."""
+    return _PERCENT_SPACE.sub("\u00a0%", text)
+
+
 def readable(text: str) -> str:
     """A sentence with any scientific notation written out for a reader:
     ``2.10e+24 FLOP`` -> ``2.1 × 10²⁴ FLOP``."""

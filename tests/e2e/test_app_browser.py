@@ -110,10 +110,12 @@ def test_deep_link_opens_the_linked_preset_without_a_stale_preview(voila_app, br
 
 def _expected(name: str, **changes) -> str:
     """The headline the engine gives for a preset (with changes), its caveats set apart under it:
-    what the page's bold headline must show."""
+    what the page's bold headline must show (each number and its per cent sign joined by a
+    no-break space: :func:`workbook.text.keep_together`)."""
     from workbook import presets, recommend
+    from workbook.text import keep_together
 
-    return recommend(presets[name].replace(**changes), sensitivity=False).verdict
+    return keep_together(recommend(presets[name].replace(**changes), sensitivity=False).verdict)
 
 
 def _wait_headline(page, expected: str, timeout_s: float = 60) -> str:

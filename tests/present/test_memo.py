@@ -86,13 +86,14 @@ def test_the_memo_sets_the_picks_caveats_apart_from_its_sentence():
     opening sentence is the verdict, and the two caveats follow in their own box, each whole."""
     from workbook.decide import presets
     from workbook.present.format import escape, readable
+    from workbook.text import keep_together
 
     rec = recommend(presets["funded-startup-30b-domain"], sensitivity=False)
     m = rp.memo(presets["funded-startup-30b-domain"], rec=rec)
     bold = m.html.split('<p class="recommendation">', 1)[1].split("</p>", 1)[0]
-    assert bold == escape(readable(rec.verdict)) and m.recommendation == rec.verdict
+    assert bold == escape(keep_together(readable(rec.verdict))) and m.recommendation == rec.verdict
     box = m.html.split('<div class="caveats"><b>Before you commit</b><ul>', 1)[1].split("</ul>")[0]
-    assert box == "".join(f"<li>{escape(readable(c))}</li>" for c in rec.caveats)
+    assert box == "".join(f"<li>{escape(keep_together(readable(c)))}</li>" for c in rec.caveats)
     assert len(rec.caveats) == 2
 
 

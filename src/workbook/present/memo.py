@@ -28,7 +28,7 @@ from ..decide import (
     recommend,
     tornado_ranges,
 )
-from ..text import days_text, derived_text, overrides_text, params_label
+from ..text import days_text, derived_text, keep_together, overrides_text, params_label
 from . import charts
 from .breakdown import bill_frame
 from .format import (
@@ -189,7 +189,7 @@ def _section_recommendation(rec: Recommendation) -> str:
     if rec.reasons:
         if top is not None:
             out.append("<h3>Why</h3>")
-        items = "".join(f"<li>{escape(readable(r))}</li>" for r in rec.reasons)
+        items = "".join(f"<li>{escape(keep_together(readable(r)))}</li>" for r in rec.reasons)
         out.append(f"<ul>{items}</ul>")
     title = "The pick and why" if top is not None else "Why nothing qualifies"
     return _section("recommendation", title, out)

@@ -32,6 +32,7 @@ from ..text import (
     co2e_text,
     days_text,
     duration_text,
+    keep_together,
     kwh_text,
     option_label,
     overrides_text,
@@ -54,10 +55,10 @@ def summary_section(scenario: Scenario, rec: Recommendation, sentence: str, pres
         f"<h1>Decision memo: {escape(label)}</h1>",
         f'<p class="meta">{escape(meta_line(scenario, rec))}</p>',
         f'<p class="recommendation{"" if rec.feasible else " infeasible"}">'
-        f"{escape(readable(sentence))}</p>",
+        f"{escape(keep_together(readable(sentence)))}</p>",
     ]
     if rec.caveats:  # an estimated price, a widened time band: apart from the bold sentence
-        items = "".join(f"<li>{escape(readable(c))}</li>" for c in rec.caveats)
+        items = "".join(f"<li>{escape(keep_together(readable(c)))}</li>" for c in rec.caveats)
         out.append(f'<div class="caveats"><b>{CAVEATS_TITLE}</b><ul>{items}</ul></div>')
     out.append(f'<p class="workload">{escape(workload_line(scenario))}</p>')
     if rec.top is not None:
@@ -69,7 +70,9 @@ def summary_section(scenario: Scenario, rec: Recommendation, sentence: str, pres
     if rec.top is None and rec.reasons:
         out += [
             "<h3>Why nothing qualifies</h3>",
-            "<ul>" + "".join(f"<li>{escape(readable(r))}</li>" for r in rec.reasons[:3]) + "</ul>",
+            "<ul>"
+            + "".join(f"<li>{escape(keep_together(readable(r)))}</li>" for r in rec.reasons[:3])
+            + "</ul>",
         ]
     risk_items = risks(rec)
     if risk_items:

@@ -13,7 +13,13 @@ import pandas as pd
 
 from ...catalog import Catalog
 from ...decide import Recommendation, monte_carlo_draws, option_bands, option_row
-from ...text import CAVEATS_TITLE, probability_text, runs_text, snapshot_line
+from ...text import (
+    CAVEATS_TITLE,
+    keep_together,
+    probability_text,
+    runs_text,
+    snapshot_line,
+)
 from ..breakdown import bill_frame
 from ..format import escape, html_table, usd_short
 from ..memo import tornado_table
@@ -57,7 +63,7 @@ def caveats_html(rec: Recommendation) -> str:
     does not, set apart under the headline rather than run on in its bold ("" with none)."""
     if not rec.caveats:
         return ""
-    items = "".join(f"<li>{escape(c)}</li>" for c in rec.caveats)
+    items = "".join(f"<li>{escape(keep_together(c))}</li>" for c in rec.caveats)
     return (  # inline style: the static preview (:func:`preview_html`) has no app stylesheet
         "<div class='wb-caveats' style='border-left: 4px solid #b07d00; "
         "background: #fff8e6; padding: 4px 10px 2px 12px; margin: 6px 0 8px 0; "
@@ -140,7 +146,7 @@ def preview_html(rec: Recommendation, preset: str) -> str:
     """The conclusion as static HTML, hidden by default. The offline Voila template shows it while
     the page's scripts load (about 3 s here), before the live widgets can; the live app's CSS
     hides it."""
-    reasons = "".join(f"<li>{escape(r)}</li>" for r in rec.reasons[:3])
+    reasons = "".join(f"<li>{escape(keep_together(r))}</li>" for r in rec.reasons[:3])
     colour = "#333" if rec.feasible else "#a4161a"
     return (
         f"<div class='wb-preview' hidden data-preset='{escape(preset)}' "
@@ -149,6 +155,6 @@ def preview_html(rec: Recommendation, preset: str) -> str:
         "<div style='font-size: 0.85em; color: #555;'>Recommendation for "
         f"{escape(rec.scenario.name)} (the interactive workbook is loading)</div>"
         "<div style='font-size: 1.35em; font-weight: 600; line-height: 1.35; margin: 4px 0;'>"
-        f"{escape(rec.verdict)}</div>{caveats_html(rec)}"
+        f"{escape(keep_together(rec.verdict))}</div>{caveats_html(rec)}"
         f"<ul style='font-size: 0.9em;'>{reasons}</ul></div>"
     )

@@ -32,7 +32,7 @@ from ...decide import (
     presets,
     recommend,
 )
-from ...text import shown
+from ...text import keep_together, shown
 from ...units import MEGA
 from .. import charts
 from ..format import download_link, escape
@@ -377,13 +377,13 @@ class WorkbookApp:
         rec = self.rec
         cls = "wb-headline" if rec.feasible else "wb-headline wb-infeasible"
         self.headline.value = (
-            f"<div class='{cls}' id='wb-recommendation'>{escape(rec.verdict)}</div>"
+            f"<div class='{cls}' id='wb-recommendation'>{escape(keep_together(rec.verdict))}</div>"
         )
         self.risk_line.value = risk_line_html(rec) + caveats_html(rec)
         self.bill.value = bill_html(rec)
         self._mark_preset()
         self.reasons.value = (
-            "<ul>" + "".join(f"<li>{escape(r)}</li>" for r in rec.reasons) + "</ul>"
+            "<ul>" + "".join(f"<li>{escape(keep_together(r))}</li>" for r in rec.reasons) + "</ul>"
         )
         cmp = article_comparison(rec, rec.scenario.name) if rec.scenario.name in presets else ""
         self.article.value = (
