@@ -380,8 +380,10 @@ def test_a_margin_wider_than_the_picks_own_band_is_not_said(monkeypatch):
         assert row["wall_days_p90"] / row["wall_days"] == pytest.approx(1.72, abs=0.01)
         assert top.time_headroom == factor
         assert ("Its run time decides the pick within its own band" in top.sentence) is said
-        # a sourced price on a part with published runs: nothing else to say
-        assert (rec.caveats == []) is not said and (rec.verdict == rec.headline) is not said
+        # a sourced price on a part with published runs: only its 88 % for the deadline is
+        # said besides (what 90 % would cost: the last caveat)
+        assert rec.caveats[-1].startswith("To meet the deadline and the budget with 90 %")
+        assert (len(rec.caveats) == 2) is said
 
 
 def test_the_time_headroom_sentence_says_the_ends():

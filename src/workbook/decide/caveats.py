@@ -1,19 +1,23 @@
 """What the headline adds to a pick that rests on something unchecked: an estimated price, or a
 time band widened because its part has no published evidence; each with the best option that
-does not rest on it (:func:`workbook.decide.recommend.best_among`). Each caveat is its own
-sentences (no leading space): the headline ends with them, and the app and the memo set them
-apart from the pick (:attr:`workbook.decide.Recommendation.caveats`)."""
+does not rest on it (:func:`workbook.decide.recommend.best_among`); and, for a pick that meets
+its deadline, budget or year's runs with less than ``surer_probability`` (data/assumptions.csv),
+the best option that meets them all with at least that. Each caveat is its own sentences (no
+leading space): the headline ends with them, and the app and the memo set them apart from the
+pick (:attr:`workbook.decide.Recommendation.caveats`)."""
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
-from ..text import duration_text, stack_name
+from ..text import duration_text, probability_text, runs_text, stack_name
 from .band_reason import missing_evidence
-from .explain import delta_text, option_phrase
+from .explain import deadline_odds_text, delta_text, option_phrase
 from .headroom import Margins
+from .scenario import Scenario
 
 
 def estimate_caveat(
@@ -203,3 +207,33 @@ def alternative_sentence(label: str, other: pd.Series, best: pd.Series, named: b
         return f" That is the best option {label}: {figures}"
     phrase = option_phrase(other["acquisition"], other["n_gpus"], other["name"])
     return f" The best option {label}: {phrase}, {figures}"
+
+
+def least_probability(o: pd.DataFrame) -> np.ndarray:
+    """Each option's lowest probability of the deadline, the budget and the year's runs
+    (``p_deadline``, ``p_budget``, ``p_schedule``): the one its odds stand or fall on."""
+    cols = [c for c in ("p_deadline", "p_budget", "p_schedule") if c in o]
+    return np.min(np.column_stack([o[c].to_numpy(float) for c in cols]), axis=1)
+
+
+def surer_caveat(s: Scenario, best: pd.Series, surer: pd.Series | None, level: float) -> str:
+    """Appended to the headline of a pick that meets the deadline, the budget or the year's runs
+    with less than ``level``: the price of more certainty, ``surer`` (the option the same rule
+    picks among those that meet them all with at least ``level``), or that no feasible option
+    does: ``To meet the deadline and the budget with 90 % probability or more: rent with a
+    1-year reservation 3072 x NVIDIA B200 (HGX B200, 180 GB), $85,419,648 per run (+50% vs the
+    pick); it finishes by day 365 with 96 % probability.``"""
+    what = (
+        f"the deadline, the budget and the year's {runs_text(s.runs_per_year)}"
+        if s.runs_per_year > 1
+        else "the deadline and the budget"
+    )
+    said = f"{probability_text(level)} probability or more"
+    if surer is None:
+        return f"No feasible option meets {what} with {said}."
+    phrase = option_phrase(surer["acquisition"], surer["n_gpus"], surer["name"])
+    return (
+        f"To meet {what} with {said}: {phrase}, ${surer['cost_per_run_usd']:,.0f} per run "
+        f"({delta_text(surer['cost_per_run_usd'], best['cost_per_run_usd'])}); it "
+        f"{deadline_odds_text(s, surer)}."
+    )

@@ -269,16 +269,6 @@ def infeasible_summary(s: Scenario, o: pd.DataFrame) -> str:
 # Why the pick wins: one function per reason (None where a reason does not apply)
 
 
-def robust_option(s: Scenario, o: pd.DataFrame, ranked_pos: np.ndarray) -> pd.Series | None:
-    """The best-ranked feasible option that still makes the deadline at the slow end of its own
-    time band (``time_to_result_days_p90``; None when there is none)."""
-    if len(ranked_pos) == 0:
-        return None
-    slow_ttr = o["time_to_result_days_p90"].to_numpy(float)[ranked_pos]
-    ok = np.flatnonzero(slow_ttr <= s.deadline_days)
-    return o.iloc[ranked_pos[ok[0]]] if len(ok) else None
-
-
 def why_top(
     s: Scenario,
     best: pd.Series,
@@ -286,18 +276,17 @@ def why_top(
     breakeven: float,
     other_failed: str,
     basis: BandBasis,
-    robust: pd.Series | None = None,
     objective_best: pd.Series | None = None,
     rule: TieRule | None = None,
 ) -> list[str]:
     """Why ``best`` wins, in order: the objective at the scenario's confidence (and, when
     ``objective_best``, the option best on the objective alone, is another, the near-tie or
     dominance ``rule`` that decided), the time factor, the pick's time band and where it comes from
-    (``basis``), its slow end (p90) against the deadline (``robust``: the best-ranked option that
-    would still make it), memory, the budget, rent vs buy at ``breakeven`` runs a year
-    (``other_failed``: why the same cluster fails the other way: bought for a rented pick,
-    rented on demand for a bought one), the price basis and, for an owned
-    cluster, its power."""
+    (``basis``), its slow end (p90) against the deadline (the option that meets it with more
+    probability is a caveat: :func:`workbook.decide.caveats.surer_caveat`), memory, the budget,
+    rent vs buy at ``breakeven`` runs a year (``other_failed``: why the same cluster fails the
+    other way: bought for a rented pick, rented on demand for a bought one), the price basis and,
+    for an owned cluster, its power."""
     tie = objective_best is not None and rule is not None
     reasons = (
         _objective_reason(s, best, n_feasible)
@@ -305,7 +294,7 @@ def why_top(
         else _tie_reason(s, best, objective_best, rule),
         _time_factor_reason(s, best),
         band_reason(best, basis),
-        _slow_end_reason(s, best, robust),
+        _slow_end_reason(s, best),
         delivery_reason(best),
         _memory_reason(best),
         _budget_reason(s, best),
@@ -382,9 +371,8 @@ def _time_factor_reason(s: Scenario, best: pd.Series) -> str | None:
     )
 
 
-def _slow_end_reason(s: Scenario, best: pd.Series, robust: pd.Series | None) -> str:
-    """The pick's time to result at the slow end of its band (p90) against the deadline, and,
-    where it then misses, the best-ranked option that would not."""
+def _slow_end_reason(s: Scenario, best: pd.Series) -> str:
+    """The pick's time to result at the slow end of its band (p90) against the deadline."""
     slow, ttr = best["wall_days_p90"], best["time_to_result_days_p90"]
     margin = s.deadline_days - ttr
     verdict = (
@@ -392,22 +380,10 @@ def _slow_end_reason(s: Scenario, best: pd.Series, robust: pd.Series | None) -> 
         if margin >= 0
         else f"{days_text(-margin)} past the {s.deadline_days:g}-day deadline"
     )
-    if margin >= 0:
-        alternative = ""
-    elif robust is None:
-        alternative = " No feasible option would still make it at its own p90."
-    else:
-        alternative = (
-            " The best-ranked option that would at its own p90: "
-            f"{option_phrase(robust['acquisition'], robust['n_gpus'], robust['name'])}, "
-            f"{robust['wall_days']:,.1f} days (p90 {robust['wall_days_p90']:,.1f}), "
-            f"${robust['cost_per_run_usd']:,.0f} per run "
-            f"({delta_text(robust['cost_per_run_usd'], best['cost_per_run_usd'])})."
-        )
     return (
         "At the slow end of its band (the 90th percentile): "
         f"{days_text(slow)} per run, {days_text(ttr)} to a finished run, {verdict}"
-        f"{_slow_year_text(s, slow)}." + alternative
+        f"{_slow_year_text(s, slow)}."
     )
 
 

@@ -33,7 +33,13 @@ from ..catalog import Catalog, load_catalog
 from ..model import assumption_values, level_moe_efficiency, moe_classes
 from . import sensitivity as sensitivity_analysis
 from .band_reason import BandBasis
-from .caveats import estimate_caveat, evidence_caveat, thin_time_caveat
+from .caveats import (
+    estimate_caveat,
+    evidence_caveat,
+    least_probability,
+    surer_caveat,
+    thin_time_caveat,
+)
 from .evaluate import TieRule, best_index, breakeven_for, evaluate, option_row, rank_columns
 from .explain import (
     impossibility,
@@ -42,7 +48,6 @@ from .explain import (
     nearest_line,
     pick_sentence,
     rejected_line,
-    robust_option,
     runner_up_sentence,
     why_top,
 )
@@ -327,13 +332,17 @@ def explain_pick(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog) -
         top.caveats.append(evidence_caveat(best, checked, basis.widening, same, slower))
     elif slower.factor < best["wall_days_p90"] / best["wall_days"]:  # its own p90 changes it
         top.caveats.append(thin_time_caveat(best, slower))
+    level = assumption_values(cat)["surer_probability"]
+    least = least_probability(o)
+    if least[pos] < level:  # the price of more certainty (a level over the confidence asked)
+        surer = best_among(s, o, ranking.rule, least >= level)
+        top.caveats.append(surer_caveat(s, best, surer, level))
     top.sentence = " ".join([pick_sentence(s, best), *top.caveats])
     # The same cluster the other way (bought for a rented pick, rented on demand for a bought
     # one): why it fails, for the rent-vs-buy reason.
     other = "rent-on-demand" if best["is_buy"] else "buy-new"
     other_row = option_row(o, best["accelerator"], best["n_gpus"], other)
     other_failed = other_row["failed"] if other_row is not None else ""
-    robust = robust_option(s, o, ranked_pos)
     first = None if ranking.objective_best is None else o.iloc[ranking.objective_best]
     reasons = why_top(
         s,
@@ -342,7 +351,6 @@ def explain_pick(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog) -
         breakeven,
         other_failed,
         basis,
-        robust,
         first,
         ranking.rule,
     )
