@@ -50,3 +50,15 @@ def test_a_number_and_its_per_cent_sign_stay_on_one_line():
         "p10-p90 1.4-7.6 days"
     )
     assert keep_together("a % sign after a word: stays") == "a % sign after a word: stays"
+
+
+def test_an_iso_date_is_not_cut_at_its_hyphen():
+    """At 400 px the caveats box broke "2026- / 05-18"; a page makes the date's two hyphens
+    no-break hyphens (U+2011) and leaves other hyphens (ranges, p10-p90) alone."""
+    from workbook.text import keep_together
+
+    said = "rent assumed proportional to purchase price (2026-05-18); p10-p90 1.2-6.2 days"
+    assert keep_together(said) == (
+        "rent assumed proportional to purchase price (2026\u201105\u201118); p10-p90 1.2-6.2 days"
+    )
+    assert keep_together("model 12026-05-180 and 2026-5-18") == "model 12026-05-180 and 2026-5-18"

@@ -45,13 +45,17 @@ _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 #: A space between a number and its per cent sign (``41.5 %``).
 _PERCENT_SPACE = re.compile(r"(?<=\d) %")
+#: The hyphens of an ISO date (``2026-05-18``).
+_DATE_HYPHEN = re.compile(r"(?<=\b\d{4})-(?=\d{2}-\d{2}\b)|(?<=\b\d{4}-\d{2})-(?=\d{2}\b)")
 
 
 def keep_together(text: str) -> str:
     """A sentence for a page that wraps it: a number and its per cent sign joined by a no-break
-    space, so ``41.5 %`` never ends one line with the number and starts the next with ``%``
-    (the sentences themselves keep the plain space: every test and the CLI read those)."""
-    return _PERCENT_SPACE.sub("\u00a0%", text)
+    space, so ``41.5 %`` never ends one line with the number and starts the next with ``%``, and
+    an ISO date's hyphens made no-break hyphens (U+2011), so ``2026-05-18`` is not cut after
+    ``2026-`` (the sentences themselves keep the plain characters: every test and the CLI read
+    those)."""
+    return _DATE_HYPHEN.sub("\u2011", _PERCENT_SPACE.sub("\u00a0%", text))
 
 
 def readable(text: str) -> str:

@@ -11,7 +11,7 @@ from workbook import Scenario, load_catalog, presets, recommend
 from workbook.decide import option_row
 from workbook.decide.explain import delta_text, option_phrase
 from workbook.model import assumption_values
-from workbook.text import MODE_PHRASE, days_text
+from workbook.text import MODE_PHRASE, days_text, duration_text
 
 
 def test_every_infeasible_option_names_its_failed_constraints():
@@ -93,7 +93,8 @@ def test_a_pick_under_90_percent_names_the_price_of_more_certainty(name, what):
     delta = surer["cost_per_run_usd"] / top["cost_per_run_usd"] - 1
     said = (
         f"To meet {what} with 90 % probability or more: {MODE_PHRASE[surer['acquisition']]} "
-        f"{int(surer['n_gpus'])} x {surer['name']}, ${surer['cost_per_run_usd']:,.0f} per run "
+        f"{int(surer['n_gpus'])} x {surer['name']}, {duration_text(surer['wall_days'])} per run, "
+        f"${surer['cost_per_run_usd']:,.0f} per run "
         f"({delta:+.0%} vs the pick); it finishes by day {s.deadline_days:g} with "
         f"{surer['p_deadline'] * 100:.0f} % probability"
     )
