@@ -362,10 +362,9 @@ def test_a_pick_on_a_widened_band_says_so_in_the_headline_and_names_the_checked_
         "Its time rests on no published run on AMD Instinct MI355X: its probabilities are on a "
         "band widened 1.5x. It stays the pick if its runs take up to 6.4 % longer than "
         "estimated (2.9 days, not 2.8 days); longer than that, rent on demand 128 x AMD "
-        "Instinct MI350X is the pick. The speed of AMD Instinct MI350X is estimated the same "
-        "way (CDNA 4 on ROCm, no published run on either): if both run slower together, it "
-        "stays the pick if its runs take up to 6.5 % longer than estimated; longer than that, "
-        "rent on spot 64 x NVIDIA RTX PRO 6000 Blackwell Server Edition is the pick. The best "
+        "Instinct MI350X is the pick, or, if both run slower together (the two speeds are "
+        "estimated the same way: CDNA 4 on ROCm, no published run on either), rent on spot 64 x "
+        "NVIDIA RTX PRO 6000 Blackwell Server Edition. The best "
         "option with published evidence on its part: rent on demand 512 x NVIDIA B200 (HGX "
         "B200, 180 GB), 13 hours per run, $37,209 per run (+21% vs the pick)."
     )

@@ -46,7 +46,10 @@ def headroom_sentence(best: pd.Series, m: Margins) -> str:
     pick beyond it ``m.joint_then``; :func:`workbook.decide.headroom.shares_price_estimate`),
     the first margin only chooses between the two, and the sentence goes on: ``The price of AMD
     Instinct MI350X is the same estimate: if the quotes for both come in higher together, it
-    stays the pick up to $3.71 per GPU-hour, 41.9 % above the estimated $2.62; above that, ...``.
+    stays the pick up to $3.71 per GPU-hour, 41.9 % above the estimated $2.62; above that, ...``;
+    a joint margin within :data:`SAME_MARGIN` of the first is said in the same sentence: ``...
+    above that, rent on demand 128 x AMD Instinct MI350X is the pick, or, if the quotes for both
+    come in higher together (the two prices are one estimate), rent on spot 64 x ...``.
     The prices and the percentages are rounded down (a quote at the figure said keeps the
     pick)."""
     h, then, joint, joint_then = m.said
@@ -57,6 +60,12 @@ def headroom_sentence(best: pd.Series, m: Margins) -> str:
         return said + "no option is feasible."
     if joint is None:
         return said + f"{_then_phrase(then)} is the pick{_estimate_too(best, then)}."
+    if _same_margin(h, joint, joint_then):
+        return said + (
+            f"{_then_phrase(then)} is the pick, or, if the quotes for both come in higher "
+            f"together (the two prices are one estimate), {_then_phrase(joint_then)}"
+            f"{_estimate_too(best, joint_then)}."
+        )
     said += (
         f"{_then_phrase(then)} is the pick. The price of {then['name']} is the same estimate: "
         "if the quotes for both come in higher together, "
@@ -67,6 +76,25 @@ def headroom_sentence(best: pd.Series, m: Margins) -> str:
     if joint_then is None:
         return said + "no option is feasible."
     return said + f"{_then_phrase(joint_then)} is the pick{_estimate_too(best, joint_then)}."
+
+
+#: A joint margin less than this above the single one (a fraction of the estimate: one
+#: percentage point) is said with it, in one sentence: the two figures would differ only in their
+#: last decimal, and a reader who saw "6.5 %" and then "6.6 %" took the second for news. The
+#: sentence says the single, smaller margin: a quote or a pilot run under it keeps the pick
+#: whether or not the twin moves with it. A presentation rule, not an input of the decision.
+SAME_MARGIN = 0.01
+
+
+def _same_margin(h, joint, joint_then) -> bool:
+    """The joint margin is finite, names an option, and is within :data:`SAME_MARGIN` of the
+    single one."""
+    return (
+        joint_then is not None
+        and math.isfinite(h.factor)
+        and math.isfinite(joint.factor)
+        and joint.factor - h.factor < SAME_MARGIN
+    )
 
 
 def _price_margin(best: pd.Series, factor: float) -> str:
@@ -98,19 +126,28 @@ def time_headroom_sentence(best: pd.Series, m: Margins) -> str:
     way (``m.joint``: the margin with both slowed, the pick beyond it ``m.joint_then``;
     :func:`workbook.decide.headroom.shares_speed_estimate`) the sentence goes on: ``The speed
     of AMD Instinct MI350X is estimated the same way (CDNA 4 on ROCm, no published run on
-    either): if both run slower together, it stays the pick if its runs take up to ...``."""
+    either): if both run slower together, it stays the pick if its runs take up to ...``, or,
+    within :data:`SAME_MARGIN` of the first, ``...; longer than that, rent on demand 128 x AMD
+    Instinct MI350X is the pick, or, if both run slower together (the two speeds are estimated
+    the same way: CDNA 4 on ROCm, no published run on either), rent on spot 64 x ...``."""
     h, then, joint, joint_then = m.said
     if not math.isfinite(h.factor):
         return f" It stays the pick even if its runs take {h.limit:g}x the estimate."
     said = f" It stays the pick if its runs take {_time_margin(best, h.factor)}; longer than that, "
     if then is None:
         return said + "no option is feasible."
-    said += f"{_then_phrase(then)} is the pick."
     if joint is None:
-        return said
+        return said + f"{_then_phrase(then)} is the pick."
     evidence = (
         "no published run on either" if best["time_band_widened"] else "published evidence on both"
     )
+    if _same_margin(h, joint, joint_then):
+        return said + (
+            f"{_then_phrase(then)} is the pick, or, if both run slower together (the two speeds "
+            f"are estimated the same way: {best['architecture']} on "
+            f"{stack_name(best['software_stack'])}, {evidence}), {_then_phrase(joint_then)}."
+        )
+    said += f"{_then_phrase(then)} is the pick."
     said += (
         f" The speed of {then['name']} is estimated the same way ({best['architecture']} on "
         f"{stack_name(best['software_stack'])}, {evidence}): if both run slower together, "
