@@ -44,21 +44,28 @@ def test_a_number_and_its_per_cent_sign_stay_on_one_line():
     "41.5 / % longer" at 1,024 px); words, ranges and other spaces are left alone."""
     from workbook.text import keep_together
 
-    said = "up to 41.5 % longer; over 99 % probability (80 % required), p10-p90 1.4-7.6 days"
+    said = "up to 41.5 % longer; over 99 % probability (80 % required), the rest"
     assert keep_together(said) == (
-        "up to 41.5\u00a0% longer; over 99\u00a0% probability (80\u00a0% required), "
-        "p10-p90 1.4-7.6 days"
+        "up to 41.5\u00a0% longer; over 99\u00a0% probability (80\u00a0% required), the rest"
     )
     assert keep_together("a % sign after a word: stays") == "a % sign after a word: stays"
 
 
-def test_an_iso_date_is_not_cut_at_its_hyphen():
-    """At 400 px the caveats box broke "2026- / 05-18"; a page makes the date's two hyphens
-    no-break hyphens (U+2011) and leaves other hyphens (ranges, p10-p90) alone."""
+def test_an_iso_date_and_a_range_are_not_cut_at_their_hyphens():
+    """At 400 px the caveats box broke "2026- / 05-18" and the headline "(p10- / p90 1.2-6.2
+    days)"; a page makes the hyphens of a date, of a range between two numbers and of p10-p90
+    no-break hyphens (U+2011), and leaves the others alone: names whose digits end at a hyphen,
+    a minus sign, words, a spaced dash."""
     from workbook.text import keep_together
 
-    said = "rent assumed proportional to purchase price (2026-05-18); p10-p90 1.2-6.2 days"
-    assert keep_together(said) == (
-        "rent assumed proportional to purchase price (2026\u201105\u201118); p10-p90 1.2-6.2 days"
+    said = (
+        "purchase price (2026-05-18); 2.8 days per run (p10-p90 1.2-6.2 days), $30,800 "
+        "(p10-p90 $17,898-$58,715), the 1-8 week band, $1.2M-$3.4M"
     )
-    assert keep_together("model 12026-05-180 and 2026-5-18") == "model 12026-05-180 and 2026-5-18"
+    assert keep_together(said) == (
+        "purchase price (2026\u201105\u201118); 2.8 days per run (p10\u2011p90 1.2\u20116.2 "
+        "days), $30,800 (p10\u2011p90 $17,898\u2011$58,715), the 1\u20118 week band, "
+        "$1.2M\u2011$3.4M"
+    )
+    left = "llama31-405b, mi300x-8, band-70b-to-400b, -3% vs the pick, day 5 - 10, 1-year, GPU-hour"
+    assert keep_together(left) == left

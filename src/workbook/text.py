@@ -47,15 +47,22 @@ _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 _PERCENT_SPACE = re.compile(r"(?<=\d) %")
 #: The hyphens of an ISO date (``2026-05-18``).
 _DATE_HYPHEN = re.compile(r"(?<=\b\d{4})-(?=\d{2}-\d{2}\b)|(?<=\b\d{4}-\d{2})-(?=\d{2}\b)")
+#: The hyphen of a range: between two numbers (``1.2-6.2 days``, ``$17,898-$58,715``,
+#: ``1-8 weeks``, ``$1.2M-$3.4M``; the first a number of its own, not the digits ending a name
+#: like ``llama31-405b``) and in ``p10-p90``.
+_RANGE_HYPHEN = re.compile(
+    r"(?<![\w.,$-])(\$?\d[\d,]*(?:\.\d+)?[KMB]?)-(?=\$?\d)|\b(p\d{2})-(?=p\d{2}\b)"
+)
 
 
 def keep_together(text: str) -> str:
     """A sentence for a page that wraps it: a number and its per cent sign joined by a no-break
     space, so ``41.5 %`` never ends one line with the number and starts the next with ``%``, and
-    an ISO date's hyphens made no-break hyphens (U+2011), so ``2026-05-18`` is not cut after
-    ``2026-`` (the sentences themselves keep the plain characters: every test and the CLI read
-    those)."""
-    return _DATE_HYPHEN.sub("\u2011", _PERCENT_SPACE.sub("\u00a0%", text))
+    an ISO date's and a range's hyphens made no-break hyphens (U+2011), so ``2026-05-18`` is
+    not cut after ``2026-``, nor ``p10-p90 1.2-6.2 days`` after ``p10-`` or ``1.2-`` (the
+    sentences themselves keep the plain characters: every test and the CLI read those)."""
+    text = _DATE_HYPHEN.sub("\u2011", _PERCENT_SPACE.sub("\u00a0%", text))
+    return _RANGE_HYPHEN.sub(lambda m: (m.group(1) or m.group(2)) + "\u2011", text)
 
 
 def readable(text: str) -> str:

@@ -65,7 +65,7 @@ def test_recommendation_and_charts_render_offline(app_page):
     page, outside = app_page
     text = _headline(page)
     assert re.search(
-        r"(Rent|Buy) .* x .*: [\d.,]+ (days|hours?) per run \(p10-p90 .*\), .* lead time "
+        r"(Rent|Buy) .* x .*: [\d.,]+ (days|hours?) per run \(p10\u2011p90 .*\), .* lead time "
         r"included; finishes by day [\d.,]+ with .* probability.*\. \$[\d,]+ per run",
         text,
     ), text

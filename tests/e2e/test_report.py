@@ -83,8 +83,10 @@ def batch(tmp_path_factory) -> SimpleNamespace:
 
 
 def _text(page: str) -> str:
-    """The visible text of an HTML page (tags dropped, entities decoded, whitespace collapsed)."""
-    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", page)))
+    """The visible text of an HTML page (tags dropped, entities decoded, whitespace collapsed,
+    no-break hyphens read as the hyphens they print: ``workbook.text.keep_together``)."""
+    text = html.unescape(re.sub(r"<[^>]+>", " ", page)).replace("\u2011", "-")
+    return re.sub(r"\s+", " ", text)
 
 
 def test_batch_run_succeeds(batch):

@@ -234,14 +234,15 @@ def test_risk_line_and_charts_show_the_picks_chances(app):
     app.apply_preset("band-400b-plus")
     top = app.rec.top
     row = option_row(app.rec.options, top.accelerator, top.n_gpus, top.acquisition)
-    assert f"<b>{row['p_deadline'] * 100:.0f} %</b> chance of a finished run by day 365" in (
+    assert f"<b>{row['p_deadline'] * 100:.0f}\u00a0%</b> chance of a finished run by day 365" in (
         app.risk_line.value
     )
     assert f"by day 365 with {row['p_deadline'] * 100:.0f} % probability" in app.rec.headline
     assert "within $600.0M" in app.risk_line.value
     # the confidence written as the memo and the headline write a probability (issue 19)
     risk = app.risk_line.value.split("<div class='wb-caveats'", 1)[0]  # the caveats follow it
-    assert risk.endswith("&middot; 80 % required.</div>")
+    assert risk.endswith("&middot; 80\u00a0% required.</div>")  # kept together on the page
+    assert "(p10\u2011p90 days " in risk and "(p10\u2011p90 $" in risk
 
 
 def test_app_and_memo_run_the_same_number_of_draws(app):

@@ -33,16 +33,17 @@ def table_html(df: pd.DataFrame, max_rows: int = 200) -> str:
 
 def risk_line_html(rec: Recommendation) -> str:
     """The pick's chance of a finished run by the deadline and of a first year within the budget,
-    with its p10-p90 days and first-year cost: one line under the headline ("" with no pick)."""
+    with its p10-p90 days and first-year cost: one line under the headline ("" with no pick),
+    its numbers kept with their per cent signs and its ranges unbroken (:func:`keep_together`)."""
     b = option_bands(rec, n=1)
     if b.empty:
         return ""
     r, s = b.iloc[0], rec.scenario
     parts = [
         f"<b>{probability_text(r['p_deadline'])}</b> chance of a finished run by day "
-        f"{s.deadline_days:,.0f} (p10-p90: day {r['days_p10']:,.0f} - {r['days_p90']:,.0f})",
+        f"{s.deadline_days:,.0f} (p10-p90 days {r['days_p10']:,.0f}-{r['days_p90']:,.0f})",
         f"<b>{probability_text(r['p_budget'])}</b> chance the first year stays within "
-        f"{usd_short(s.budget_usd)} (p10-p90: {usd_short(r['first_year_usd_p10'])} - "
+        f"{usd_short(s.budget_usd)} (p10-p90 {usd_short(r['first_year_usd_p10'])}-"
         f"{usd_short(r['first_year_usd_p90'])})",
     ]
     if s.runs_per_year > 1:
@@ -50,7 +51,7 @@ def risk_line_html(rec: Recommendation) -> str:
             f"<b>{probability_text(r['p_schedule'])}</b> chance the year's "
             f"{runs_text(s.runs_per_year)} fit in it"
         )
-    return (
+    return keep_together(
         "<div class='wb-risk' id='wb-risk'>"
         + " &middot; ".join(parts)
         + f" &middot; {probability_text(s.confidence)} required.</div>"
