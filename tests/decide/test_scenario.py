@@ -25,7 +25,31 @@ def test_scenario_round_trips_yaml_and_json(tmp_path):
     [
         ("n_params", -1, r"n_params=-1: allowed: a value greater than 0"),
         ("cooling", "water", r"cooling='water': is not allowed; allowed: 'air' or 'liquid'"),
-        ("budget_usd", "a lot", r"budget_usd='a lot'"),
+        (
+            "budget_usd",
+            "a lot",
+            r"budget_usd='a lot': is not a number; allowed: a number at least 0 and at most "
+            r"1 × 10¹¹$",
+        ),
+        (
+            "deadline_days",
+            "abc",
+            r"deadline_days='abc': is not a number; allowed: a number greater than 0 and at "
+            r"most 3,650$",
+        ),
+        (
+            "seq_len",
+            "4k",
+            r"seq_len='4k': is not a whole number; allowed: a whole number at least 128 and at "
+            r"most 1,048,576$",
+        ),
+        (
+            "confidence",
+            float("inf"),
+            r"confidence=inf: is not a finite number; allowed: a finite number at least 0.5 and "
+            r"at most 0.99$",
+        ),
+        ("accelerators", [7], r"accelerators\.0=7: is not text; allowed: text$"),
         ("team_size", 0, r"team_size=0"),
         # An element's error names the element and its value, not the whole list.
         (
@@ -43,6 +67,17 @@ def test_bad_fields_raise_a_valueerror_naming_field_and_value(field, value, matc
     with pytest.raises(ValueError, match=match) as e:
         Scenario(**data)
     assert isinstance(e.value, ScenarioError)
+
+
+def test_missing_fields_are_named_without_the_whole_file_as_their_value():
+    """A scenario file that leaves out required fields: each named, "is required", and not the
+    file's whole mapping printed as the value of each."""
+    with pytest.raises(ScenarioError) as e:
+        Scenario.from_yaml("name: a\nn_params: 7e9\n")
+    assert str(e.value) == (
+        "invalid scenario: deadline_days: is required; budget_usd: is required; "
+        "site_power_kw: is required"
+    )
 
 
 def test_contradictory_inputs_are_rejected_with_a_reason():

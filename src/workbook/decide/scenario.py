@@ -34,6 +34,7 @@ from .allowed import (
     WORKLOAD_METHOD,
     WORKLOADS,
 )
+from .scenario_errors import field_errors
 from .yamlsafe import YamlError, read_scenario_file, safe_json, safe_yaml
 
 
@@ -255,7 +256,7 @@ class Scenario(BaseModel):
         try:
             super().__init__(**data)
         except ValidationError as e:
-            raise _scenario_error(e, data) from None
+            raise ScenarioError(field_errors(e, data, Scenario.model_fields)) from None
 
     @field_validator("workload", mode="before")
     @classmethod
@@ -431,43 +432,3 @@ class Scenario(BaseModel):
         p.write_text(
             self.to_json() if p.suffix.lower() == ".json" else self.to_yaml(), encoding="utf-8"
         )
-
-
-#: pydantic error types -> the message a reader sees.
-_PLAIN_MESSAGES = {
-    "finite_number": "is not a finite number; allowed: a finite number in the field's range",
-    "too_short": "is empty; allowed: at least one (or leave the field out)",
-    "string_too_long": f"is too long; allowed: at most {NAME_MAX_CHARS} characters",
-    "int_from_float": "is not a whole number; allowed: a whole number",
-    "int_parsing_size": "is far too large; allowed: a whole number in the field's range",
-}
-
-
-def _scenario_error(e: ValidationError, fields: dict) -> ScenarioError:
-    errors = []
-    for err in e.errors():
-        loc = [str(x) for x in err.get("loc", ())]
-        field = loc[0] if loc else "<scenario>"
-        # A whole field's value as given; an element's (``acquisition_modes.0``) the element.
-        if len(loc) == 1:
-            value = fields.get(field, err.get("input"))
-        else:
-            value = err.get("input") if loc else None
-        msg = err.get("msg", "invalid")
-        if err.get("type") == "extra_forbidden":
-            msg = f"is not a scenario field; allowed: {', '.join(Scenario.model_fields)}"
-        elif err.get("type") == "missing":
-            msg = "is required"
-        elif err.get("type") in _PLAIN_MESSAGES:
-            msg = _PLAIN_MESSAGES[err["type"]]
-        elif err.get("type") == "literal_error":
-            msg = "is not allowed; " + msg.replace("Input should be", "allowed:")
-        elif msg.startswith("Value error, "):
-            msg = msg[len("Value error, ") :]
-            if not loc:
-                errors.append(("<scenario>", None, msg))
-                continue
-        else:
-            msg = msg.replace("Input should be", "allowed: a value")
-        errors.append((".".join(loc) if loc else field, value, msg))
-    return ScenarioError(errors)
