@@ -92,7 +92,8 @@ def test_a_pick_under_90_percent_names_the_price_of_more_certainty(name, what):
     assert surer["cost_per_run_usd"] > top["cost_per_run_usd"]  # else it would be the pick
     delta = surer["cost_per_run_usd"] / top["cost_per_run_usd"] - 1
     said = (
-        f"To meet {what} with 90 % probability or more: {MODE_PHRASE[surer['acquisition']]} "
+        f"To meet each of {what} with 90 % probability or more: "
+        f"{MODE_PHRASE[surer['acquisition']]} "
         f"{int(surer['n_gpus'])} x {surer['name']}, {duration_text(surer['wall_days'])} per run, "
         f"${surer['cost_per_run_usd']:,.0f} per run "
         f"({delta:+.0%} vs the pick); it finishes by day {s.deadline_days:g} with "
@@ -119,7 +120,8 @@ def test_no_surer_option_is_said_and_none_for_a_pick_already_at_90_percent():
     o = rec.options
     assert (_least(o[o["feasible"]]) < 0.9).all()
     assert rec.caveats[-1] == (
-        "No feasible option meets the deadline and the budget with 90 % probability or more."
+        "No feasible option meets each of the deadline and the budget with 90 % probability or "
+        "more."
     )
     rec = recommend(presets["band-400b-plus"], sensitivity=False)
     top = option_row(rec.options, rec.top.accelerator, rec.top.n_gpus, rec.top.acquisition)
@@ -393,7 +395,9 @@ def test_the_headline_is_the_verdict_then_its_caveats():
     enterprise = recommend(presets["enterprise-frontier-pretraining"], sensitivity=False)
     thin, surer = enterprise.caveats
     assert thin.startswith("Its run time decides the pick within its own band")
-    assert surer.startswith("To meet the deadline and the budget with 90 % probability or more:")
+    assert surer.startswith(
+        "To meet each of the deadline and the budget with 90 % probability or more:"
+    )
     assert enterprise.headline == f"{enterprise.verdict} {thin} {surer}"
     assert rec.runners_up and all(r.caveats == [] for r in rec.runners_up)
 

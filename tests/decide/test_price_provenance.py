@@ -411,7 +411,7 @@ def test_a_margin_wider_than_the_picks_own_band_is_not_said(monkeypatch):
         assert ("Its run time decides the pick within its own band" in top.sentence) is said
         # a sourced price on a part with published runs: only its 88 % for the deadline is
         # said besides (what 90 % would cost: the last caveat)
-        assert rec.caveats[-1].startswith("To meet the deadline and the budget with 90 %")
+        assert rec.caveats[-1].startswith("To meet each of the deadline and the budget with 90 %")
         assert (len(rec.caveats) == 2) is said
 
 

@@ -257,9 +257,11 @@ def surer_caveat(s: Scenario, best: pd.Series, surer: pd.Series | None, level: f
     """Appended to the headline of a pick that meets the deadline, the budget or the year's runs
     with less than ``level``: the price of more certainty, ``surer`` (the option the same rule
     picks among those that meet them all with at least ``level``), or that no feasible option
-    does: ``To meet the deadline and the budget with 90 % probability or more: rent with a
-    1-year reservation 3072 x NVIDIA B200 (HGX B200, 180 GB), 173 days per run, $85,419,648 per
-    run (+50% vs the pick); it finishes by day 365 with 96 % probability.``"""
+    does: ``To meet each of the deadline and the budget with 90 % probability or more: rent
+    with a 1-year reservation 3072 x NVIDIA B200 (HGX B200, 180 GB), 173 days per run,
+    $85,419,648 per run (+50% vs the pick); it finishes by day 365 with 96 % probability.``
+    "Each of": the level is asked of each probability, as feasibility asks the confidence of
+    each (:func:`least_probability`), not of all three together."""
     what = (
         f"the deadline, the budget and the year's {runs_text(s.runs_per_year)}"
         if s.runs_per_year > 1
@@ -267,10 +269,11 @@ def surer_caveat(s: Scenario, best: pd.Series, surer: pd.Series | None, level: f
     )
     said = f"{probability_text(level)} probability or more"
     if surer is None:
-        return f"No feasible option meets {what} with {said}."
+        return f"No feasible option meets each of {what} with {said}."
     phrase = option_phrase(surer["acquisition"], surer["n_gpus"], surer["name"])
     return (
-        f"To meet {what} with {said}: {phrase}, {duration_text(surer['wall_days'])} per run, "
+        f"To meet each of {what} with {said}: {phrase}, "
+        f"{duration_text(surer['wall_days'])} per run, "
         f"${surer['cost_per_run_usd']:,.0f} per run "
         f"({delta_text(surer['cost_per_run_usd'], best['cost_per_run_usd'])}); it "
         f"{deadline_odds_text(s, surer)}."
