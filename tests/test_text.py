@@ -69,3 +69,29 @@ def test_an_iso_date_and_a_range_are_not_cut_at_their_hyphens():
     )
     left = "llama31-405b, mi300x-8, band-70b-to-400b, -3% vs the pick, day 5 - 10, 1-year, GPU-hour"
     assert keep_together(left) == left
+
+
+def test_a_probability_just_short_of_its_level_is_not_rounded_up_to_it():
+    """series-a-healthcare-17b-lora rejected 8 RTX 6000 Ada bought new with "finishes by day 60
+    with 80 % probability, 80 % required" (p = 0.7955): a reader saw the level met. Against a
+    level, a probability under it that whole percents round up to it is said to the tenth,
+    rounded down; elsewhere whole percents as before."""
+    from workbook.text import probability_text
+
+    assert probability_text(0.7955, short_of=0.8) == "79.5 %"
+    assert probability_text(0.79996, short_of=0.8) == "79.9 %"
+    assert probability_text(0.7949, short_of=0.8) == "79 %"  # rounds below 80 already
+    assert probability_text(0.8, short_of=0.8) == "80 %"  # the level met
+    assert probability_text(0.7955) == "80 %"
+
+
+def test_a_rejected_option_short_of_the_confidence_says_by_how_much():
+    """By hand from the options table: 8 RTX 6000 Ada bought new finish by day 60 with
+    p_deadline 0.7955 (the 1-8 week delivery band holds them there) against 80 %."""
+    from workbook.decide import presets, recommend
+    from workbook.decide.evaluate import option_row
+
+    rec = recommend(presets["series-a-healthcare-17b-lora"], sensitivity=False)
+    row = option_row(rec.options, "rtx-6000-ada", 8, "buy-new")
+    assert 0.795 <= row["p_deadline"] < 0.796 and not row["feasible"]
+    assert "finishes by day 60 with 79.5 % probability, 80 % required" in row["failed"]

@@ -6,6 +6,7 @@ the memo; the snapshot line says which data a result used.
 
 from __future__ import annotations
 
+import math
 import re
 import reprlib
 from collections.abc import Iterable, Mapping
@@ -111,13 +112,19 @@ CAVEATS_TITLE = "Before you commit"
 PROBABILITY_SAID_WITHIN = (0.01, 0.99)
 
 
-def probability_text(p: float) -> str:
-    """A probability for a sentence: ``86 %``, ``over 99 %``, ``under 1 %``."""
+def probability_text(p: float, short_of: float | None = None) -> str:
+    """A probability for a sentence: ``86 %``, ``over 99 %``, ``under 1 %``.
+
+    ``short_of``: the level ``p`` is being compared with. A ``p`` under it that whole percents
+    would round up to it is said to the tenth, rounded down (``79.6 %`` against 80 %, never "80 %
+    probability, 80 % required" for an option that failed on it)."""
     lo, hi = PROBABILITY_SAID_WITHIN
     if p > hi:
         return f"over {hi:.0%}".replace("%", " %")
     if p < lo:
         return f"under {lo:.0%}".replace("%", " %")
+    if short_of is not None and p < short_of and round(p * 100) >= round(short_of * 100):
+        return f"{math.floor(p * 1000) / 10:.1f} %"
     return f"{p * 100:.0f} %"
 
 

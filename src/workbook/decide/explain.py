@@ -48,7 +48,7 @@ def moving_reasons(s: Scenario, o: pd.DataFrame) -> pd.DataFrame:
         ~o["budget_ok"].to_numpy(bool) & np.isfinite(o["first_year_cost_usd"].to_numpy(float)),
         lambda c, p: (
             f"first year costs ${c:,.0f} (median); within the ${s.budget_usd:,.0f} budget with "
-            f"{probability_text(p)} probability, {need}"
+            f"{probability_text(p, s.confidence)} probability, {need}"
         ),
         o["first_year_cost_usd"],
         o["p_budget"],
@@ -70,7 +70,8 @@ def _deadline_reasons(s: Scenario, o: pd.DataFrame) -> np.ndarray:
         ~o["deadline_ok"].to_numpy(bool) & timed,
         lambda lt, w, t, p: (
             f"takes {lt:,.0f} + {w:,.0f} = {t:,.0f} days (lead time + run, median); finishes by "
-            f"day {s.deadline_days:g} with {probability_text(p)} probability, {need}"
+            f"day {s.deadline_days:g} with {probability_text(p, s.confidence)} probability, "
+            f"{need}"
         ),
         o["lead_time_days"],
         o["wall_days"],
@@ -94,8 +95,8 @@ def _year_reason(s: Scenario, wall_days: float, p: float, need: str) -> str:
         do = "does" if s.runs_per_year == 1 else "do"
         return f"{runs} of {duration_text(wall_days)} {do} not fit in a year"
     return (
-        f"{runs} of {duration_text(wall_days)} (median) fit in a year with {probability_text(p)} "
-        f"probability, {need}"
+        f"{runs} of {duration_text(wall_days)} (median) fit in a year with "
+        f"{probability_text(p, s.confidence)} probability, {need}"
     )
 
 

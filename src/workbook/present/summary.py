@@ -242,7 +242,10 @@ def deadline_text(s: Scenario, rec: Recommendation) -> str:
         )
     if p >= s.confidence:
         return f"met with {probability_text(p)} probability ({need} required); {tail}"
-    chance = f"{probability_text(p)} probability of a finished run by then ({need} required)"
+    chance = (
+        f"{probability_text(p, s.confidence)} probability of a finished run by then "
+        f"({need} required)"
+    )
     return f"at risk: {chance}; {tail}"
 
 
