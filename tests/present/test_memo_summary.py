@@ -29,7 +29,13 @@ def _row(**kw) -> pd.Series:
     [
         (
             "gemm_efficiency = 0.45: buy-new 8 x h100-sxm",
-            "matmul efficiency (mfu) is 0.45 instead of 0.7",
+            "matrix multiplies run 36% slower than the engine's constants say (matmul efficiency "
+            "0.45, not 0.70)",
+        ),
+        (
+            # 1 / 5e-05 = 20,000 GPU-hours; 1 / 1.97e-05 = 50,761, to three figures 50,800.
+            "failure_rate_per_gpu_hour = 5e-05: rent-reserved 3072 x b200-hgx",
+            "a GPU fails once per 20,000 GPU-hours instead of once per 50,800",
         ),
         (
             "rental prices +25%: buy-new 8 x b200-hgx",
@@ -41,11 +47,16 @@ def _row(**kw) -> pd.Series:
             "new hardware arrives in 0.84x the catalog's lead time",
         ),
         ("electricity $0.150/kWh: buy-new 8 x mi350x", "electricity costs $0.150/kWh"),
+        (
+            "4.8 weeks a year lost to ROCm per engineer: rent-spot 64 x rtx-pro-6000-server",
+            "4.8 weeks a year are lost to ROCm per engineer",
+        ),
     ],
 )
 def test_flip_points_read_as_conditions(flips_at, condition):
+    base = 1.97e-05 if flips_at.startswith("failure") else 0.7
     assert (
-        sm.flip_condition(_row(flips_at=flips_at), presets["funded-startup-30b-domain"])
+        sm.flip_condition(_row(flips_at=flips_at, base=base), presets["funded-startup-30b-domain"])
         == condition
     )
 

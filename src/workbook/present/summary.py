@@ -265,10 +265,30 @@ def option_words(rec: Recommendation, label: str) -> str:
 _SET_VALUE = re.compile(r"^(?P<name>\w+) = (?P<value>\S+)$")
 
 
+def _gpu_hours_between(rate: float) -> str:
+    """GPU-hours between failures at ``rate`` per GPU-hour, to three figures: ``50,800``."""
+    return f"{float(f'{1.0 / rate:.3g}'):,.0f}"
+
+
 def flip_condition(row: pd.Series, s: Scenario) -> str:
     """Where a tornado row's pick changes, as a condition in the reader's units."""
     point = str(row["flips_at"]).split(": ", 1)[0]
     m = _SET_VALUE.match(point)
+    if m and m["name"] == "gemm_efficiency":
+        # The constant, not an MFU a reader knows (the range column gives the pick's MFU): the
+        # change, with the constant beside it.
+        at, base = float(m["value"]), float(row["base"])
+        how = "slower" if at < base else "faster"
+        return (
+            f"matrix multiplies run {abs(at / base - 1):.0%} {how} than the engine's constants "
+            f"say (matmul efficiency {at:.2f}, not {base:.2f})"
+        )
+    if m and m["name"] == "failure_rate_per_gpu_hour":
+        # As the range column says it: one failure per so many GPU-hours.
+        return (
+            f"a GPU fails once per {_gpu_hours_between(float(m['value']))} GPU-hours instead of "
+            f"once per {_gpu_hours_between(float(row['base']))}"
+        )
     if m:
         return f"{row['assumption'].lower()} is {m['value']} instead of {row['base']:g}"
     if point.endswith("runs a year"):
@@ -278,6 +298,8 @@ def flip_condition(row: pd.Series, s: Scenario) -> str:
     if point.startswith(("rental prices", "purchase prices")):
         kind, change = point.rsplit(" ", 1)
         return f"{kind} are {change} against the catalog's"
+    if point.endswith("weeks a year lost to ROCm per engineer"):
+        return point.replace(" weeks a year lost to", " weeks a year are lost to")
     if point.startswith("electricity "):
         return f"electricity costs {point[len('electricity ') :]}"
     return point
