@@ -144,6 +144,15 @@ def test_tornado_ranges_in_the_readers_units(rec, cat):
     assert r["runs_factor"] == "3 - 12 runs a year"
     assert r["buy_price_factor"] == "-20% to +30% (not the pick's)"  # a rental pays no purchase
     assert r["failure_rate_per_gpu_hour"].startswith("1 failure per ")
+    # The bill's lines (data/assumptions.csv): support 0.05-0.15 of the hardware's price a year,
+    # spares 0.005-0.05; storage and the network as factors of the catalog's price (low / value).
+    assert r["support_fraction_per_year"] == "5% - 15% of the hardware's price a year"
+    assert r["spare_gpu_fraction"] == "0.5% - 5.0% spare GPUs and servers"
+    net = [f for f in factors(rec, cat) if f.parameter.startswith("network_cost")][0]
+    assert r[net.parameter] == f"x {net.low:.2f} - {net.high:.2f} the fabric table's cost per GPU"
+    assert next(v for k, v in r.items() if k.startswith("storage_")).endswith(
+        " the catalog's storage price"
+    )
 
 
 def test_a_draw_has_the_scenarios_value_as_its_median():

@@ -51,10 +51,27 @@ def _row(**kw) -> pd.Series:
             "4.8 weeks a year lost to ROCm per engineer: rent-spot 64 x rtx-pro-6000-server",
             "4.8 weeks a year are lost to ROCm per engineer",
         ),
+        (
+            "storage prices x1.75: buy-new 8 x mi350x",
+            "storage costs 1.75x the catalog's price",
+        ),
+        (
+            "network cost per GPU x1.20: buy-new 8 x mi350x",
+            "the network costs 1.20x the fabric table's price per GPU",
+        ),
+        (
+            "support_fraction_per_year = 0.15: buy-new 8 x mi350x",
+            "the support contract costs 15% of the hardware's price a year instead of 10%",
+        ),
+        (
+            "spare_gpu_fraction = 0.05: buy-new 8 x mi350x",
+            "5.0% of the GPUs are spares instead of 2.0%",
+        ),
     ],
 )
 def test_flip_points_read_as_conditions(flips_at, condition):
-    base = 1.97e-05 if flips_at.startswith("failure") else 0.7
+    bases = {"failure": 1.97e-05, "support": 0.10, "spare": 0.02}
+    base = next((v for k, v in bases.items() if flips_at.startswith(k)), 0.7)
     assert (
         sm.flip_condition(_row(flips_at=flips_at, base=base), presets["funded-startup-30b-domain"])
         == condition

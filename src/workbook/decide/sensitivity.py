@@ -406,4 +406,12 @@ def _range_text(s, f: Factor, top: pd.Series, lo: float, hi: float) -> str:
         return f"${f.low:,.0f} - ${f.high:,.0f} per engineer-year"
     if name == "stack_debug_weeks_rocm":
         return f"{f.low:g} - {f.high:g} weeks a year per engineer on ROCm"
+    if name.startswith("storage_"):
+        return f"x {f.low:.2f} - {f.high:.2f} the catalog's storage price"
+    if name.startswith("network_cost"):
+        return f"x {f.low:.2f} - {f.high:.2f} the fabric table's cost per GPU"
+    if name == "support_fraction_per_year":
+        return f"{f.low:.0%} - {f.high:.0%} of the hardware's price a year"
+    if name == "spare_gpu_fraction":
+        return f"{f.low:.1%} - {f.high:.1%} spare GPUs and servers"
     return f"{f.low:.3g} - {f.high:.3g}"

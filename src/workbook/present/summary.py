@@ -289,6 +289,13 @@ def flip_condition(row: pd.Series, s: Scenario) -> str:
             f"a GPU fails once per {_gpu_hours_between(float(m['value']))} GPU-hours instead of "
             f"once per {_gpu_hours_between(float(row['base']))}"
         )
+    if m and m["name"] == "support_fraction_per_year":
+        return (
+            f"the support contract costs {float(m['value']):.0%} of the hardware's price a year "
+            f"instead of {float(row['base']):.0%}"
+        )
+    if m and m["name"] == "spare_gpu_fraction":
+        return f"{float(m['value']):.1%} of the GPUs are spares instead of {float(row['base']):.1%}"
     if m:
         return f"{row['assumption'].lower()} is {m['value']} instead of {row['base']:g}"
     if point.endswith("runs a year"):
@@ -298,6 +305,13 @@ def flip_condition(row: pd.Series, s: Scenario) -> str:
     if point.startswith(("rental prices", "purchase prices")):
         kind, change = point.rsplit(" ", 1)
         return f"{kind} are {change} against the catalog's"
+    if point.startswith("storage prices x"):
+        return f"storage costs {point[len('storage prices x') :]}x the catalog's price"
+    if point.startswith("network cost per GPU x"):
+        return (
+            f"the network costs {point[len('network cost per GPU x') :]}x the fabric table's "
+            "price per GPU"
+        )
     if point.endswith("weeks a year lost to ROCm per engineer"):
         return point.replace(" weeks a year lost to", " weeks a year are lost to")
     if point.startswith("electricity "):
