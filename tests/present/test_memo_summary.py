@@ -48,15 +48,15 @@ def _row(**kw) -> pd.Series:
         ),
         ("electricity $0.150/kWh: buy-new 8 x mi350x", "electricity costs $0.150/kWh"),
         (
-            "4.8 weeks a year lost to ROCm per engineer: rent-spot 64 x rtx-pro-6000-server",
+            "4.8 weeks a year are lost to ROCm per engineer: rent-spot 64 x rtx-pro-6000-server",
             "4.8 weeks a year are lost to ROCm per engineer",
         ),
         (
-            "storage prices x1.75: buy-new 8 x mi350x",
+            "storage costs 1.75x the catalog's price: buy-new 8 x mi350x",
             "storage costs 1.75x the catalog's price",
         ),
         (
-            "network cost per GPU x1.20: buy-new 8 x mi350x",
+            "the network costs 1.20x the fabric table's price per GPU: buy-new 8 x mi350x",
             "the network costs 1.20x the fabric table's price per GPU",
         ),
         (

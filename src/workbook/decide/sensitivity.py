@@ -346,11 +346,11 @@ def _describe(s, name: str, at: float) -> str:
     if name == "engineer_cost_usd_per_year":
         return f"platform engineers ${at:,.0f} a year"
     if name == "stack_debug_weeks_rocm":
-        return f"{at:.3g} weeks a year lost to ROCm per engineer"
+        return f"{at:.3g} weeks a year are lost to ROCm per engineer"
     if name.startswith("storage_"):
-        return f"storage prices x{at:.2f}"
+        return f"storage costs {at:.2f}x the catalog's price"
     if name.startswith("network_cost"):
-        return f"network cost per GPU x{at:.2f}"
+        return f"the network costs {at:.2f}x the fabric table's price per GPU"
     if name == "electricity_usd_per_kwh":
         return f"electricity ${at:.3f}/kWh"
     return f"{name} = {at:.3g}"

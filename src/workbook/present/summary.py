@@ -305,15 +305,6 @@ def flip_condition(row: pd.Series, s: Scenario) -> str:
     if point.startswith(("rental prices", "purchase prices")):
         kind, change = point.rsplit(" ", 1)
         return f"{kind} are {change} against the catalog's"
-    if point.startswith("storage prices x"):
-        return f"storage costs {point[len('storage prices x') :]}x the catalog's price"
-    if point.startswith("network cost per GPU x"):
-        return (
-            f"the network costs {point[len('network cost per GPU x') :]}x the fabric table's "
-            "price per GPU"
-        )
-    if point.endswith("weeks a year lost to ROCm per engineer"):
-        return point.replace(" weeks a year lost to", " weeks a year are lost to")
     if point.startswith("electricity "):
         return f"electricity costs {point[len('electricity ') :]}"
     return point
