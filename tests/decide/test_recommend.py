@@ -55,6 +55,40 @@ def test_runners_up_are_other_accelerator_and_mode_pairs_than_the_pick():
     assert rec.trust is rec.trust  # computed once
 
 
+def _worth_more(o, rule, row):
+    """The feasible options of ``row``'s accelerator that finish at least the rule's fraction
+    sooner for a premium within its rate (1 % more per 10 % sooner): the rule would take them."""
+    same = o[o["feasible"] & (o["accelerator"] == row["accelerator"])]
+    saved = 1 - same["time_to_result_days"] / row["time_to_result_days"]
+    premium = same["cost_per_run_usd"] / row["cost_per_run_usd"] - 1
+    rate = rule.dominance_cost_fraction / rule.dominance_time_fraction
+    return same[(saved >= rule.dominance_time_fraction) & (premium <= rate * saved)]
+
+
+def test_runners_up_and_why_not_lines_show_the_option_the_rule_would_take(cat):
+    """funded-startup: B200's cheapest option is 8 GPUs, $36,086 and 38 days; 512 B200 cost 3.1 %
+    more and finish in 4 days (13 hours a run), which the pick's own rule takes (it allows 9 % for
+    90 % sooner). The 'why not B200' line and every runner-up must name the option the rule would
+    take, not one it would pass over (48 RTX PRO 6000 at 28 days when 64 take 21 for 0.1 % more)."""
+    from workbook.decide import TieRule
+
+    rule = TieRule.from_catalog(cat)
+    rec = recommend(presets["funded-startup-30b-domain"], sensitivity=False)
+    o = rec.options
+    assert rec.rejected["b200-hgx"][0].startswith(
+        "feasible but not the best: rent on demand 512 GPUs costs $37,209 per run"
+    )
+    for r in rec.runners_up:
+        row = o[
+            (o["accelerator"] == r.accelerator)
+            & (o["acquisition"] == r.acquisition)
+            & (o["n_gpus"] == r.n_gpus)
+        ].iloc[0]
+        better = _worth_more(o[o["acquisition"] == r.acquisition], rule, row)
+        assert better.empty, (r.sentence, better[["n_gpus", "cost_per_run_usd"]])
+    assert "64 x NVIDIA RTX PRO 6000" in " ".join(r.sentence for r in rec.runners_up)
+
+
 def test_a_time_factor_can_move_the_pick_to_meet_the_deadline():
     """band-70b-to-400b: the pick's 127 predicted days make the 200-day deadline; at 1.95x (the slow
     end of the published runs) they would not, so the pick must change to one that still finishes

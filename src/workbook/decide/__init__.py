@@ -16,6 +16,7 @@ from .allowed import (
 from .columns import OPTION_COLUMNS, Column, option_columns
 from .evaluate import (
     TieRule,
+    best_in_groups,
     best_index,
     breakeven_for,
     cost_per_year_curve,
@@ -58,6 +59,7 @@ __all__ = [
     "MAX_SCENARIO_BYTES",
     "safe_yaml",
     "article_comparison",
+    "best_in_groups",
     "best_index",
     "breakeven_for",
     "cost_per_year_curve",

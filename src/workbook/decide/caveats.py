@@ -1,6 +1,6 @@
 """What the headline adds to a pick that rests on something unchecked: an estimated price, or a
 time band widened because its part has no published evidence; each with the best option that
-does not rest on it (:func:`workbook.decide.recommend.best_among`); and, for a pick that meets
+does not rest on it (:func:`workbook.decide.alternatives.best_among`); and, for a pick that meets
 its deadline, budget or year's runs with less than ``surer_probability`` (data/assumptions.csv),
 the best option that meets them all with at least that. Each caveat is its own sentences (no
 leading space): the headline ends with them, and the app and the memo set them apart from the

@@ -379,6 +379,26 @@ def best_index(s: Scenario, o: pd.DataFrame, ev: dict, rule: TieRule) -> np.ndar
     return np.where(np.isfinite(best[:, 0]), pick, -1)
 
 
+#: The options' columns the pick is made from (:func:`best_index`).
+PICK_COLUMNS = ("feasible", "cost_per_run_usd", "time_to_result_days", "p_deadline", "p_budget")
+
+
+def pick_inputs(o: pd.DataFrame) -> dict:
+    """The options' :data:`PICK_COLUMNS` as arrays: the ``ev`` of :func:`best_index`."""
+    return {c: o[c].to_numpy() for c in PICK_COLUMNS}
+
+
+def best_in_groups(s: Scenario, o: pd.DataFrame, ev: dict, rule: TieRule, groups) -> dict:
+    """Per label of ``groups`` (one per option), the row position :func:`best_index` picks among
+    that group's feasible options: one row of the pick per group, in one call. Groups with no
+    feasible option are left out."""
+    labels, inverse = np.unique(np.asarray(groups), return_inverse=True)
+    feasible = np.asarray(ev["feasible"], bool)
+    by_group = (inverse[None, :] == np.arange(len(labels))[:, None]) & feasible[None, :]
+    picks = best_index(s, o, {**ev, "feasible": by_group}, rule)
+    return {labels[g]: int(p) for g, p in enumerate(picks) if p >= 0}
+
+
 def worth_its_premium(feas, cost, days, pick: np.ndarray, rule: TieRule) -> np.ndarray:
     """Per row, the pick replaced by a sooner option worth its premium (``(rows, options)``
     arrays; ``pick`` a position per row): an option that finishes at least

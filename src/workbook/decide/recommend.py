@@ -7,8 +7,8 @@ cooling, team and software risk, availability), ranks the feasible options by th
 objective and explains the pick, the runners-up and why every other accelerator lost.
 
 Steps: :func:`evaluated_options` (sweep -> options -> evaluate -> moving reasons), :func:`rank`,
-:func:`explain_pick` or :func:`explain_infeasible`, :func:`runners_up`,
-:func:`rejected_accelerators`, then :meth:`Recommendation.add_sensitivity`.
+:func:`explain_pick` or :func:`explain_infeasible`, the runners-up and why-not lines of
+:mod:`workbook.decide.alternatives`, then :meth:`Recommendation.add_sensitivity`.
 
 Costs and times are kept as components so that sensitivity (one assumption at a time over its stated
 range) and the Monte Carlo re-evaluate the whole option table without re-running the sweep.
@@ -32,6 +32,7 @@ from ..calibrate import (
 from ..catalog import Catalog, load_catalog
 from ..model import assumption_values, level_moe_efficiency, moe_classes
 from . import sensitivity as sensitivity_analysis
+from .alternatives import best_among, rejected_accelerators, runners_up
 from .band_reason import BandBasis
 from .caveats import (
     estimate_caveat,
@@ -40,15 +41,21 @@ from .caveats import (
     surer_caveat,
     thin_time_caveat,
 )
-from .evaluate import TieRule, best_index, breakeven_for, evaluate, option_row, rank_columns
+from .evaluate import (
+    TieRule,
+    best_index,
+    breakeven_for,
+    evaluate,
+    option_row,
+    pick_inputs,
+    rank_columns,
+)
 from .explain import (
     impossibility,
     infeasible_summary,
     moving_reasons,
     nearest_line,
     pick_sentence,
-    rejected_line,
-    runner_up_sentence,
     why_top,
 )
 from .headroom import (
@@ -61,9 +68,6 @@ from .headroom import (
 from .option_record import Option
 from .options import build_options, sweep
 from .scenario import Scenario
-
-#: The options' columns the pick is made from (:func:`workbook.decide.best_index`).
-PICK_COLUMNS = ("feasible", "cost_per_run_usd", "time_to_result_days", "p_deadline", "p_budget")
 
 
 @dataclass
@@ -261,7 +265,7 @@ def recommend(
         options=o,
         reasons=why.reasons,
         runners_up=why.runners_up,
-        rejected=rejected_accelerators(o, ranking, why.top),
+        rejected=rejected_accelerators(s, o, ranking.narrow, ranking.keys, ranking.rule, why.top),
         pareto=pareto_frontier(o[o["static_ok"] & np.isfinite(o["cost_per_run_usd"])]),
         breakeven_runs_per_year=why.breakeven_runs_per_year,
         nearest=why.nearest,
@@ -297,8 +301,7 @@ def rank(s: Scenario, o: pd.DataFrame, rule: TieRule) -> Ranking:
     ranked = feas_pos[order]
     if not len(ranked):
         return Ranking(keys=keys, narrow=narrow, ranked_pos=ranked)
-    ev = {c: o[c].to_numpy() for c in PICK_COLUMNS}
-    pick = int(best_index(s, o, ev, rule)[0])
+    pick = int(best_index(s, o, pick_inputs(o), rule)[0])
     first = int(ranked[0])
     ranked = np.concatenate([[pick], ranked[ranked != pick]])
     return Ranking(
@@ -357,7 +360,7 @@ def explain_pick(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog) -
     return Explanation(
         top=top,
         reasons=reasons,
-        runners_up=runners_up(o, ranking, top),
+        runners_up=runners_up(s, o, ranking.rule, top),
         nearest=pd.DataFrame(),
         breakeven_runs_per_year=breakeven,
     )
@@ -406,16 +409,6 @@ def _moe_carry(cat: Catalog) -> dict:
     return out
 
 
-def best_among(s: Scenario, o: pd.DataFrame, rule: TieRule, among) -> pd.Series | None:
-    """The option the same rule picks among the feasible ones of the mask ``among`` (a sourced
-    price: what the scenario would pick with ``sourced_prices_only``; a band not widened), or
-    None."""
-    ev = {c: o[c].to_numpy() for c in PICK_COLUMNS}
-    ev["feasible"] = o["feasible"].to_numpy(bool) & np.asarray(among, bool)
-    pos = int(best_index(s, o, ev, rule)[0])
-    return None if pos < 0 else o.iloc[pos]
-
-
 def explain_infeasible(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog) -> Explanation:
     """No pick: the constraints that rule out the most, and the five nearest misses (by
     ``shortfall``, then the rank keys) among the options with a finite cost."""
@@ -433,35 +426,6 @@ def explain_infeasible(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Cata
         nearest=nearest,
         breakeven_runs_per_year=math.nan,
     )
-
-
-def runners_up(o: pd.DataFrame, ranking: Ranking, top: Option) -> list[Option]:
-    """The best option of each of the next three (accelerator, acquisition) pairs after the
-    pick's, with their sentences."""
-    pairs = ranking.narrow.iloc[ranking.ranked_pos][["accelerator", "acquisition"]]
-    first_of_pair = ranking.ranked_pos[~pairs.duplicated().to_numpy()]
-    runners = [Option.from_row(o.iloc[i]) for i in first_of_pair[1:4]]
-    for r in runners:
-        r.sentence = runner_up_sentence(r, top)
-    return runners
-
-
-def rejected_accelerators(
-    o: pd.DataFrame, ranking: Ranking, top: Option | None
-) -> dict[str, list[str]]:
-    """Per accelerator but the pick's: its best feasible option, else its nearest miss (fewest
-    failed constraints), in words."""
-    narrow = ranking.narrow
-    by_accelerator = narrow.assign(infeasible=~narrow["feasible"]).sort_values(
-        ["accelerator", "infeasible", "shortfall"] + ranking.keys
-    )
-    rejected: dict[str, list[str]] = {}
-    for i in by_accelerator.drop_duplicates("accelerator").index:
-        b = o.loc[i]
-        if top is not None and b["accelerator"] == top.accelerator:
-            continue
-        rejected[b["accelerator"]] = [rejected_line(b)]
-    return rejected
 
 
 def pareto_frontier(df: pd.DataFrame) -> pd.DataFrame:
