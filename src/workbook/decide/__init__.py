@@ -32,7 +32,14 @@ from .presets import ARTICLE_ADVICE, ARTICLE_OPTION, article_comparison, presets
 from .recommend import Recommendation, recommend
 from .risk import option_bands
 from .scenario import Scenario, ScenarioError
-from .sensitivity import monte_carlo, monte_carlo_draws, tornado, tornado_ranges
+from .sensitivity import (
+    monte_carlo,
+    monte_carlo_draws,
+    monte_carlo_factors,
+    monte_carlo_scope,
+    tornado,
+    tornado_ranges,
+)
 from .yamlsafe import MAX_SCENARIO_BYTES, YamlError, safe_yaml
 
 __all__ = [
@@ -68,6 +75,8 @@ __all__ = [
     "evaluate_arrays",
     "gpu_counts",
     "monte_carlo",
+    "monte_carlo_factors",
+    "monte_carlo_scope",
     "monte_carlo_draws",
     "option_bands",
     "tornado_ranges",

@@ -24,6 +24,7 @@ from ..decide import (
     Recommendation,
     Scenario,
     ScenarioError,
+    monte_carlo_scope,
     option_row,
     recommend,
     tornado_ranges,
@@ -353,7 +354,8 @@ def _section_sensitivity(rec: Recommendation) -> str:
         ]
     if not rec.monte_carlo.empty:
         parts += [
-            "<h3>How often each option wins when all assumptions move at once (Monte Carlo)</h3>",
+            "<h3>How often each option wins when the assumptions move at once (Monte Carlo)</h3>",
+            f"<p>Draws of {escape(monte_carlo_scope(rec.scenario))}.</p>",
             html_table(monte_carlo_table(rec)),
         ]
     if not rec.pareto.empty:

@@ -152,6 +152,7 @@ def wins_chart(rec: Recommendation) -> alt.Chart:
         height=max(2, len(d)) * RISK_ROW_PX,
         title=alt.TitleParams(
             "How often each accelerator wins",
-            subtitle=f"{draws:,} Monte Carlo draws of every assumption; red: the pick's",
+            subtitle=f"{draws:,} Monte Carlo draws of the assumptions the time band does not hold; "
+            "red: the pick's",
         ),
     )

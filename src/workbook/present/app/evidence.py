@@ -12,7 +12,13 @@ from __future__ import annotations
 import pandas as pd
 
 from ...catalog import Catalog
-from ...decide import Recommendation, monte_carlo_draws, option_bands, option_row
+from ...decide import (
+    Recommendation,
+    monte_carlo_draws,
+    monte_carlo_scope,
+    option_bands,
+    option_row,
+)
 from ...text import (
     CAVEATS_TITLE,
     keep_together,
@@ -100,8 +106,8 @@ def robustness_html(rec: Recommendation, catalog: Catalog, trust: str) -> str:
     wins = monte_carlo_shares_text(rec)  # "" when the Monte Carlo was not run (0 draws)
     monte_carlo = (
         "<p class='wb-small'>Monte Carlo, "
-        f"{monte_carlo_draws(catalog):,} draws of every assumption within its range (its stated "
-        f"value the median): {escape(wins)}.</p>"
+        f"{monte_carlo_draws(catalog):,} draws of {escape(monte_carlo_scope(rec.scenario))}: "
+        f"{escape(wins)}.</p>"
         if wins
         else ""
     )
