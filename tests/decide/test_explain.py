@@ -150,7 +150,7 @@ def test_the_articles_headline_is_called_physically_impossible_with_its_implied_
     assert round(need, 1) == 4.0
     rec = recommend(presets["article-70b-5t-48-days"], sensitivity=False)
     assert rec.top is None
-    assert rec.headline == rec.reasons[0]
+    assert rec.headline.startswith(rec.reasons[0])
     assert rec.headline.startswith(
         "Physically impossible: 70B parameters on 5T tokens in 48 days needs "
         f"{need:.1f}x the dense BF16 peak of 128 x NVIDIA H200 SXM5 141GB"

@@ -5,7 +5,10 @@
 over 100,000 (issue 19's target: < 0.5 s on 2 cores), best of 3; ``single_call_ms``: mean of
 200 :func:`workbook.model.estimate_training` calls; ``recommend_s`` / ``recommend_options``: one
 full :func:`workbook.decide.recommend` sweep (every accelerator, 1-16,384 GPUs, all acquisition
-modes), no sensitivity, best of 5; ``sensitivity_mc_s``: tornado + 1,000-sample Monte Carlo on it.
+modes), no sensitivity, best of 5; ``sensitivity_mc_s``: tornado + 1,000-sample Monte Carlo on it;
+``remedies_s``: what :func:`workbook.decide.recommend` adds when nothing is feasible (each single
+change that would make something so, :mod:`workbook.decide.remedies`) on the article's
+impossible 70B / 5T / 48-day preset, best of 3.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from ..decide import Recommendation, monte_carlo, presets, recommend, tornado
 from ..model import estimate_frame, estimate_training
 
 SINGLE_CALLS, BENCH_PRESET = 200, "funded-startup-30b-domain"  # single_call_ms, recommend_s
+INFEASIBLE_PRESET = "article-70b-5t-48-days"  # remedies_s
 
 
 def configs(n: int = 10_000) -> pd.DataFrame:
@@ -76,6 +80,22 @@ def _sensitivity_s(rec: Recommendation) -> float:
     return best_of(lambda: (tornado(rec, cat), monte_carlo(rec, cat, samples=1000)), k=3)
 
 
+def _remedies_s() -> float:
+    """What the remedies add to an infeasible recommendation (:data:`INFEASIBLE_PRESET`) [s]."""
+    s = presets[INFEASIBLE_PRESET]
+
+    def with_and_without():
+        t = time.perf_counter()
+        recommend(s, sensitivity=False, with_remedies=False)
+        plain = time.perf_counter() - t
+        t = time.perf_counter()
+        recommend(s, sensitivity=False)
+        return time.perf_counter() - t - plain
+
+    with_and_without()
+    return min(with_and_without() for _ in range(3))
+
+
 def add_parser(sub):
     """Add the ``bench`` command to the ``python -m workbook`` sub-parsers."""
     b = sub.add_parser(
@@ -92,6 +112,7 @@ def run(_args=None) -> int:
     sweep_100k = _sweep_s(configs(100_000), k=3)
     rec_s, rec = _recommend_s()
     sens = _sensitivity_s(rec)
+    remedies_s = _remedies_s()
     print(f"machine_cpus: {os.cpu_count()}")
     print(f"load_average_1min: {os.getloadavg()[0]:.2f}")
     print(f"sweep_configs: {len(cfg)}")
@@ -101,4 +122,5 @@ def run(_args=None) -> int:
     print(f"recommend_options: {len(rec.options)}")
     print(f"recommend_s: {rec_s:.3f}")
     print(f"sensitivity_mc_s: {sens:.3f}")
+    print(f"remedies_s: {remedies_s:.3f}")
     return 0

@@ -67,6 +67,7 @@ from .headroom import (
 )
 from .option_record import Option
 from .options import build_options, sweep
+from .remedies import HEADLINE_REMEDIES, Remedy, remedies, remedies_text, remedy_reason
 from .scenario import Scenario
 
 
@@ -104,6 +105,9 @@ class Recommendation:
     nearest : DataFrame
         The five options nearest to feasible when nothing is (fewest and smallest failures); empty
         otherwise.
+    remedies : list of Remedy
+        When nothing is feasible, each single change that would make something feasible and what
+        the engine would then pick (:func:`workbook.decide.remedies.remedies`); empty otherwise.
     snapshot : dict
         Which data and overrides were used (:meth:`workbook.catalog.Catalog.snapshot`).
     elapsed_s : float
@@ -123,6 +127,7 @@ class Recommendation:
     sensitivity: pd.DataFrame = field(default_factory=pd.DataFrame)
     monte_carlo: pd.DataFrame = field(default_factory=pd.DataFrame)
     nearest: pd.DataFrame = field(default_factory=pd.DataFrame)
+    remedies: list[Remedy] = field(default_factory=list)
     snapshot: dict = field(default_factory=dict)
     elapsed_s: float = 0.0
     catalog: Catalog | None = field(default=None, repr=False)
@@ -146,19 +151,23 @@ class Recommendation:
 
     @property
     def headline(self) -> str:
-        """The pick in one sentence, or why nothing is feasible."""
+        """The pick in one sentence, or why nothing is feasible and the first
+        :data:`HEADLINE_REMEDIES` changes that would make it so (:attr:`remedies`)."""
         if self.top is None:
-            if self.reasons and self.reasons[0].startswith("Physically impossible"):
-                return self.reasons[0]
-            first = self.reasons[0] if self.reasons else ""
-            lead = "No option meets every constraint: "  # explain.infeasible_summary
-            if first.startswith(lead):  # one sentence, not the same one twice
-                return (
-                    "Nothing in the catalog meets every constraint of this scenario: "
-                    + (first[len(lead) :])
-                )
-            return "Nothing in the catalog meets every constraint of this scenario. " + first
+            return self._infeasible_line() + remedies_text(self.remedies[:HEADLINE_REMEDIES])
         return self.top.sentence
+
+    def _infeasible_line(self) -> str:
+        if self.reasons and self.reasons[0].startswith("Physically impossible"):
+            return self.reasons[0]
+        first = self.reasons[0] if self.reasons else ""
+        lead = "No option meets every constraint: "  # explain.infeasible_summary
+        if first.startswith(lead):  # one sentence, not the same one twice
+            return (
+                "Nothing in the catalog meets every constraint of this scenario: "
+                + (first[len(lead) :])
+            )
+        return "Nothing in the catalog meets every constraint of this scenario. " + first
 
     @property
     def verdict(self) -> str:
@@ -232,6 +241,7 @@ class Explanation:
     runners_up: list[Option]
     nearest: pd.DataFrame
     breakeven_runs_per_year: float
+    remedies: list[Remedy] = field(default_factory=list)
 
 
 def recommend(
@@ -241,11 +251,13 @@ def recommend(
     sensitivity: bool = True,
     monte_carlo_samples: int | None = None,
     seed: int = 0,
+    with_remedies: bool = True,
 ) -> Recommendation:
     """Recommend an option for the scenario; never raises for an infeasible scenario.
 
     ``monte_carlo_samples``: draws of the Monte Carlo (None: data/assumptions.csv
-    ``monte_carlo_draws``; 0: none)."""
+    ``monte_carlo_draws``; 0: none). ``with_remedies``: when nothing is feasible, try each single
+    change that could make something feasible (:mod:`workbook.decide.remedies`; about a second)."""
     if not isinstance(s, Scenario):
         raise ValueError(
             f"scenario={s!r} is not a workbook.Scenario; "
@@ -258,7 +270,7 @@ def recommend(
     if len(ranking.ranked_pos):
         why = explain_pick(s, o, ranking, cat)
     else:
-        why = explain_infeasible(s, o, ranking, cat)
+        why = explain_infeasible(s, o, ranking, cat, with_remedies)
     rec = Recommendation(
         scenario=s,
         top=why.top,
@@ -269,6 +281,7 @@ def recommend(
         pareto=pareto_frontier(o[o["static_ok"] & np.isfinite(o["cost_per_run_usd"])]),
         breakeven_runs_per_year=why.breakeven_runs_per_year,
         nearest=why.nearest,
+        remedies=why.remedies,
         snapshot=cat.snapshot(),
         catalog=cat,
     )
@@ -409,22 +422,29 @@ def _moe_carry(cat: Catalog) -> dict:
     return out
 
 
-def explain_infeasible(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog) -> Explanation:
-    """No pick: the constraints that rule out the most, and the five nearest misses (by
-    ``shortfall``, then the rank keys) among the options with a finite cost."""
+def explain_infeasible(
+    s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog, with_remedies: bool = True
+) -> Explanation:
+    """No pick: the constraints that rule out the most, each single change that would make
+    something feasible (:mod:`workbook.decide.remedies`, unless not ``with_remedies``), and the
+    five nearest misses (by ``shortfall``, then the rank keys) among the options with a finite
+    cost."""
     keys = ["shortfall"] + ranking.keys
     finite = np.flatnonzero(np.isfinite(o["cost_per_run_usd"].to_numpy(float)))
     order = finite[np.lexsort([ranking.narrow[k].to_numpy(float)[finite] for k in reversed(keys)])]
     nearest = o.iloc[order[:5]]
     impossible = impossibility(s, cat)
+    fixes = remedies(s, cat, o) if with_remedies else []
     reasons = [impossible] if impossible else []
-    reasons += [infeasible_summary(s, o)] + [nearest_line(r) for _, r in nearest.iterrows()]
+    reasons += [infeasible_summary(s, o)] + [remedy_reason(r) for r in fixes]
+    reasons += [nearest_line(r) for _, r in nearest.iterrows()]
     return Explanation(
         top=None,
         reasons=reasons,
         runners_up=[],
         nearest=nearest,
         breakeven_runs_per_year=math.nan,
+        remedies=fixes,
     )
 
 

@@ -1,0 +1,393 @@
+"""What would make an infeasible scenario feasible, one change at a time.
+
+"Nothing meets every constraint" and five nearest misses leave the reader to guess which input to
+move: a five-person team buying a 7B pre-training cluster saw misses that failed on the deadline
+(276 days against 120) and would have moved the deadline, when allowing a rental (67 days) or one
+platform engineer was the change that worked. :func:`remedies` tries each input the reader can
+change, alone, and says what the engine would then pick:
+
+- the scenario's own restrictions, lifted: every way to pay, every accelerator, estimated prices,
+  used hardware, a liquid-cooling retrofit, a longer wait for hardware;
+- the team: the fewest platform engineers that work, ROCm experience;
+- the site: the site power the new pick needs;
+- the numbers: the shortest deadline, the smallest budget, the lowest confidence (down to even
+  odds), the largest cluster and the fewest training tokens that make something feasible, each
+  found by bisection between the scenario's value and the first of :data:`STEPS` that works.
+
+Each change is evaluated as the engine evaluates any scenario (the same sweep, constraints and
+:func:`workbook.decide.best_index`), so the option named is the one the reader gets after making
+that change.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..catalog import Catalog
+from ..text import MODE_PHRASE, days_text, kw_text, params_label, probability_text
+from .allowed import ACQUISITIONS, MAX_GPUS
+from .evaluate import TieRule, best_index, evaluate, pick_inputs
+from .explain import option_phrase
+from .options import build_options, sweep
+from .scenario import Scenario
+
+#: Multipliers of a number the reader can move, tried in order until one makes something
+#: feasible; the value reported is then bisected between that step and the one before [x].
+STEPS = (1.25, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0, 1000.0)
+#: Most bisection steps between a step that fails and the next that works; they stop once one
+#: unit of the field (a day, a budget's third significant figure) separates the two.
+BISECTIONS = 40
+#: The scenario fields whose change leaves every static constraint as it was: their options are
+#: re-evaluated, not rebuilt.
+MOVING_FIELDS = frozenset({"deadline_days", "budget_usd", "confidence"})
+#: The scenario fields the sweep reads (:func:`workbook.decide.sweep`: the parts, the counts, the
+#: model): a change of one is swept again.
+SWEPT_FIELDS = frozenset({"n_tokens", "accelerators", "max_gpus"})
+
+
+@dataclass
+class Remedy:
+    """One change and what the engine picks after it."""
+
+    #: The change in words: ``a deadline of 139 days (today 120)``.
+    change: str
+    #: The scenario fields changed.
+    update: dict
+    #: The option the engine picks after the change, in a sentence.
+    outcome: str
+
+    @property
+    def sentence(self) -> str:
+        """``Allow every way to pay (today: buy new), and the pick is rent ..., $167,673 per
+        run.``"""
+        return f"{self.change}, and the pick is {self.outcome}."
+
+
+class _Trial:
+    """Evaluations of changed scenarios, sharing the base scenario's sweep where they can."""
+
+    def __init__(self, s: Scenario, cat: Catalog):
+        self.s, self.cat, self.rule = s, cat, TieRule.from_catalog(cat)
+        self._est = sweep(s, cat).drop(columns=["wall_days_p10", "wall_days_p90"])
+        self._built = {(): build_options(s, self._est, cat)}
+
+    def options(self, update: dict) -> tuple[Scenario, pd.DataFrame]:
+        """The changed scenario and its evaluated options. The static part of an update (any
+        field but :data:`MOVING_FIELDS`) is built once per distinct value and kept."""
+        s2 = self.s.replace(**update)
+        static = {k: v for k, v in update.items() if k not in MOVING_FIELDS}
+        key = tuple(sorted((k, repr(v)) for k, v in static.items()))
+        if key not in self._built:
+            est = self._est
+            if set(static) & SWEPT_FIELDS:
+                est = sweep(s2, self.cat).drop(columns=["wall_days_p10", "wall_days_p90"])
+            self._built[key] = build_options(s2, est, self.cat)
+        o = self._built[key]
+        ev = evaluate(s2, o)
+        kept = o.drop(columns=[c for c in ev.columns if c in o.columns])
+        return s2, pd.concat([kept, ev], axis=1)
+
+    def pick(self, update: dict) -> tuple[Scenario, pd.Series] | None:
+        """The option the engine picks after ``update``, or None when nothing is feasible."""
+        s2, o = self.options(update)
+        if not o["feasible"].any():
+            return None
+        pos = int(best_index(s2, o, pick_inputs(o), self.rule)[0])
+        return (s2, o.iloc[pos]) if pos >= 0 else None
+
+
+#: Remedies the headline names (the reasons give them all).
+HEADLINE_REMEDIES = 2
+
+
+def remedy_reason(r: Remedy) -> str:
+    """One remedy as a reason: ``Change one thing and it is feasible: allow ...`` (``two
+    things`` for a deadline or a cluster size with the budget)."""
+    things = "one thing" if len(r.update) == 1 else "two things"
+    return f"Change {things} and it is feasible: {_lower_first(r.sentence)}"
+
+
+def remedies_text(rs: list[Remedy]) -> str:
+    """The headline's remedies after its first sentence ('' for none): `` Change one thing and
+    it is feasible: allow ...; or: a deadline of ...``."""
+    if not rs:
+        return ""
+    return " " + remedy_reason(rs[0]) + "".join(f" Or: {_lower_first(r.sentence)}" for r in rs[1:])
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:]
+
+
+def remedies(s: Scenario, cat: Catalog, o: pd.DataFrame) -> list[Remedy]:
+    """Each single change of this module's that makes the infeasible scenario ``s`` (its options
+    ``o``) feasible, with the option the engine then picks; when neither a deadline nor a budget
+    alone does, the two together (the shortest deadline with money no object, then the smallest
+    budget at that deadline)."""
+    trial = _Trial(s, cat)
+    out = []
+    for change, update in _changes(s, o, trial):
+        got = trial.pick(update)
+        if got is not None:
+            out.append(Remedy(change, update, _outcome(*got)))
+    alone = {k for r in out for k in r.update}
+    if not alone & {"deadline_days", "budget_usd", "max_gpus"}:
+        for pair in (
+            _time_and_money(s, trial),
+            _money_and_time(s, trial),
+            _size_and_money(s, trial),
+        ):
+            got = trial.pick(pair[1]) if pair is not None else None
+            if got is not None:
+                out.append(Remedy(*pair, _outcome(*got)))
+    return out
+
+
+def _outcome(s2: Scenario, r: pd.Series) -> str:
+    p = probability_text(r["p_deadline"])
+    return (
+        f"{option_phrase(r['acquisition'], r['n_gpus'], r['name'])}, "
+        f"{days_text(r['time_to_result_days'])} from the decision to a finished run "
+        f"(by day {s2.deadline_days:g} with {p} probability), ${r['cost_per_run_usd']:,.0f} per run"
+    )
+
+
+def _changes(s: Scenario, o: pd.DataFrame, trial: _Trial) -> Iterator[tuple[str, dict]]:
+    """(change in words, scenario update) for every lever that may matter, in the order a reader
+    weighs them: the scenario's own restrictions, the team, the site, then the numbers."""
+    fails = {c: bool((o[f"why_{c}"] != "").any()) for c in ("team", "site_power", "cooling")}
+    if set(s.acquisition_modes) != set(ACQUISITIONS):
+        today = ", ".join(MODE_PHRASE[m] for m in s.acquisition_modes)
+        yield f"Allow every way to pay (today: {today})", {"acquisition_modes": list(ACQUISITIONS)}
+    if s.accelerators:
+        yield (
+            f"Allow every accelerator in the catalog (today {len(s.accelerators)})",
+            {"accelerators": None},
+        )
+    if s.sourced_prices_only:
+        yield "Accept estimated prices (today: sourced prices only)", {"sourced_prices_only": False}
+    if not s.used_hardware_allowed and "buy-used" in s.acquisition_modes:
+        yield "Allow used hardware", {"used_hardware_allowed": True}
+    if fails["cooling"] and s.cooling == "air" and not s.allow_liquid_retrofit:
+        yield "Allow a liquid-cooling retrofit of the racks", {"allow_liquid_retrofit": True}
+    if fails["team"]:
+        yield from _engineers(s, trial)
+        if not s.rocm_experience:
+            yield "A team with ROCm experience", {"rocm_experience": True}
+    if fails["site_power"]:
+        yield from _site_power(s, trial)
+    if s.lead_time_tolerance_weeks is not None:
+        yield from _least(s, trial, "lead_time_tolerance_weeks", 520, _weeks, "accept a wait of")
+    yield from _least(s, trial, "deadline_days", LONGEST["deadline_days"], _days, "a deadline of")
+    yield from _least(s, trial, "budget_usd", NO_BUDGET, _usd, "a budget of")
+    if s.max_gpus < MAX_GPUS:
+        yield from _fewest_gpus(s, trial)
+    if s.confidence > 0.5:
+        yield from _confidence(s, trial)
+    yield from _fewer_tokens(s, trial)
+
+
+def _engineers(s: Scenario, trial: _Trial) -> Iterator[tuple[str, dict]]:
+    """The fewest platform engineers that work: one more than today, two, four, eight, then the
+    whole team."""
+    today = s.platform_engineers
+    most = max(s.team_size, today + 1)
+    for need in sorted({min(today + k, most) for k in (1, 2, 4, 8)} | {most}):
+        if trial.pick({"platform_engineers": need}) is not None:
+            word = "engineer" if need == 1 else "engineers"
+            yield f"{need} platform {word} (today {today})", {"platform_engineers": need}
+            return
+
+
+def _site_power(s: Scenario, trial: _Trial) -> Iterator[tuple[str, dict]]:
+    """The site power the pick needs when power does not limit it (its ``facility_kw``)."""
+    got = trial.pick({"site_power_kw": 1e7})
+    if got is None:
+        return
+    kw = float(math.ceil(got[1]["facility_kw"]))
+    if trial.pick({"site_power_kw": kw}) is None:
+        return
+    yield (
+        f"{kw_text(kw)} of site power (today {kw_text(s.site_power_kw)})",
+        {"site_power_kw": kw},
+    )
+
+
+def _days(v: float) -> str:
+    """``139 days``; a fraction to one decimal (``2.3 days``)."""
+    return f"{v:,.0f} days" if v == int(v) else f"{v:,.1f} days"
+
+
+def _weeks(v: float) -> str:
+    return f"{v:g} weeks"
+
+
+def _usd(v: float) -> str:
+    return f"${v:,.0f}"
+
+
+def _gpus(v: float) -> str:
+    return f"{v:,.0f} GPUs"
+
+
+def _least(
+    s: Scenario,
+    trial: _Trial,
+    field: str,
+    cap: float,
+    fmt: Callable[[float], str],
+    words: str,
+    base: dict | None = None,
+) -> Iterator[tuple[str, dict]]:
+    """The smallest value of ``field`` above the scenario's that makes something feasible (with
+    ``base`` changed too): the first of :data:`STEPS` that does (at most ``cap``), then
+    halvings between it and the step before until one unit of the field apart (:data:`BISECTIONS`
+    at most), then the smallest value in that unit that is enough."""
+    base = base or {}
+    today = float(getattr(s, field))
+    lo, hi = today, None
+    for m in STEPS:
+        v = min(today * m, cap)
+        if _feasible(trial, {**base, field: _typed(field, v)}):
+            hi = v
+            break
+        lo = v
+        if v >= cap:
+            break
+    if hi is None:
+        return
+    for _ in range(BISECTIONS):  # until one unit of the field separates too little and enough
+        if hi - lo <= _unit(field, hi):
+            break
+        mid = _round_up(field, (lo + hi) / 2)
+        if mid >= hi:
+            break
+        lo, hi = (lo, mid) if _feasible(trial, {**base, field: _typed(field, mid)}) else (mid, hi)
+    above = _unit_above(field, lo)  # the smallest value in the field's unit that may be enough
+    hi = above if above <= hi and _feasible(trial, {**base, field: above}) else _round_up(field, hi)
+    yield f"{words.capitalize()} {fmt(hi)} (today {fmt(today)})", {field: _typed(field, hi)}
+
+
+def _fewest_gpus(s: Scenario, trial: _Trial, base: dict | None = None):
+    """The smallest cluster limit that makes something feasible (with ``base`` changed too): the
+    fewest GPUs of a feasible option with no limit but the sweep's, checked at that limit."""
+    base = base or {}
+    _, o = trial.options({**base, "max_gpus": MAX_GPUS})
+    n = o.loc[o["feasible"], "n_gpus"]
+    if n.empty or not _feasible(trial, {**base, "max_gpus": int(n.min())}):
+        return
+    least = int(n.min())
+    yield f"Clusters up to {_gpus(least)} (today {_gpus(s.max_gpus)})", {"max_gpus": least}
+
+
+#: A budget that is no limit [USD] (Scenario's largest).
+NO_BUDGET = 1e11
+#: A deadline that is no limit (Scenario's longest, ten years).
+LONGEST = {"deadline_days": 3650.0}
+
+
+def _with_money(s: Scenario, trial: _Trial, first: tuple[str, dict] | None, today: str):
+    """``first`` (found with money no object) and the smallest budget with it."""
+    if first is None:
+        return None
+    money = next(_least(s, trial, "budget_usd", NO_BUDGET, _usd, "", first[1]), None)
+    if money is None:
+        return None
+    change = first[0].split(" (today")[0]
+    return (
+        f"{change} and a budget of {_usd(money[1]['budget_usd'])} (today {today} and "
+        f"{_usd(s.budget_usd)})",
+        {**first[1], **money[1]},
+    )
+
+
+def _time_and_money(s: Scenario, trial: _Trial) -> tuple[str, dict] | None:
+    """The shortest deadline with money no object, then the smallest budget at that deadline."""
+    free = {"budget_usd": NO_BUDGET}
+    days = next(_least(s, trial, "deadline_days", 3650, _days, "a deadline of", free), None)
+    return _with_money(s, trial, days, _days(s.deadline_days))
+
+
+def _money_and_time(s: Scenario, trial: _Trial) -> tuple[str, dict] | None:
+    """The other end of the same trade: the smallest budget with time no object (the longest
+    deadline a scenario takes), then the shortest deadline within that budget."""
+    money = next(_least(s, trial, "budget_usd", NO_BUDGET, _usd, "a budget of", LONGEST), None)
+    if money is None:
+        return None
+    days = next(_least(s, trial, "deadline_days", 3650, _days, "", money[1]), None)
+    if days is None:
+        return None
+    b, d = money[1]["budget_usd"], days[1]["deadline_days"]
+    return (
+        f"A budget of {_usd(b)} and a deadline of {_days(d)} (today {_usd(s.budget_usd)} and "
+        f"{_days(s.deadline_days)})",
+        {"budget_usd": b, "deadline_days": d},
+    )
+
+
+def _size_and_money(s: Scenario, trial: _Trial) -> tuple[str, dict] | None:
+    """The smallest cluster limit with money no object, then the smallest budget with it."""
+    if s.max_gpus >= MAX_GPUS:
+        return None
+    gpus = next(_fewest_gpus(s, trial, {"budget_usd": NO_BUDGET}), None)
+    return _with_money(s, trial, gpus, _gpus(s.max_gpus))
+
+
+def _feasible(trial: _Trial, update: dict) -> bool:
+    return bool(trial.options(update)[1]["feasible"].any())
+
+
+def _round_up(field: str, v: float) -> float:
+    """``v`` rounded up to the field's unit (:func:`_unit`)."""
+    u = _unit(field, v)
+    return math.ceil(v / u - 1e-9) * u
+
+
+def _unit(field: str, v: float) -> float:
+    """The unit a value of ``field`` is given in: a day, a week; a budget's third significant
+    figure."""
+    if field == "budget_usd":
+        return float(10 ** max(0, math.floor(math.log10(max(v, 1.0))) - 2))
+    return 1.0
+
+
+def _unit_above(field: str, v: float) -> float:
+    """The smallest multiple of the field's unit above ``v``."""
+    u = _unit(field, v)
+    return (math.floor(v / u + 1e-9) + 1) * u
+
+
+def _typed(field: str, v: float):
+    return int(v) if field == "max_gpus" else v
+
+
+def _confidence(s: Scenario, trial: _Trial) -> Iterator[tuple[str, dict]]:
+    """The highest confidence under the scenario's (to even odds, in whole percent) at which
+    something is feasible."""
+    levels = np.round(np.arange(round(s.confidence * 100) - 1, 49, -1) / 100, 2)
+    for c in levels:
+        if _feasible(trial, {"confidence": float(c)}):
+            yield (
+                f"Accept {c:.0%} odds on the deadline and budget (today {s.confidence:.0%})",
+                {"confidence": float(c)},
+            )
+            return
+
+
+def _fewer_tokens(s: Scenario, trial: _Trial) -> Iterator[tuple[str, dict]]:
+    """Train on fewer tokens: the first of three quarters, a half, a quarter that works."""
+    tokens = s.n_tokens if s.n_tokens else None
+    if tokens is None:
+        return
+    for share in (0.75, 0.5, 0.25):
+        if trial.pick({"n_tokens": tokens * share}) is not None:
+            yield (
+                f"Train on {params_label(tokens * share)} tokens (today {params_label(tokens)})",
+                {"n_tokens": tokens * share},
+            )
+            return

@@ -1,0 +1,91 @@
+"""What would make an infeasible scenario feasible: each change, and the pick the engine gives
+after it (workbook.decide.remedies)."""
+
+import pytest
+
+from workbook import Scenario, presets, recommend
+
+#: A five-person team with no platform engineer that may only buy: owning more than one node
+#: needs an engineer, and one bought node of B200 takes 87 + 189 days (the nearest miss).
+FIVE_BUYERS = dict(
+    workload="pretrain",
+    n_params=7e9,
+    n_tokens=2e12,
+    deadline_days=120,
+    budget_usd=3e6,
+    runs_per_year=4,
+    site_power_kw=500,
+    team_size=5,
+    platform_engineers=0,
+    acquisition_modes=["buy-new"],
+)
+
+
+def _pick(s):
+    rec = recommend(s, sensitivity=False, with_remedies=False)
+    return rec.top
+
+
+@pytest.fixture(scope="module")
+def five():
+    return recommend(Scenario(**FIVE_BUYERS), sensitivity=False)
+
+
+def test_each_remedy_names_the_pick_the_changed_scenario_gets(five):
+    """Nothing is feasible; the first change is to allow renting, and each remedy's option is
+    exactly what recommend() picks for the scenario with that change made."""
+    assert five.top is None and five.remedies
+    assert five.remedies[0].change == "Allow every way to pay (today: buy new)"
+    for r in five.remedies:
+        top = _pick(five.scenario.replace(**r.update))
+        assert top is not None, r.change
+        phrase = f"{top.n_gpus} x {top.name}"
+        assert phrase in r.outcome and f"${top.cost_per_run_usd:,.0f} per run" in r.outcome
+    # The headline says what to change, after what rules options out.
+    assert "Change one thing and it is feasible: allow every way to pay" in five.headline
+    assert five.headline.startswith("Nothing in the catalog meets every constraint")
+    assert any(x.startswith("Change one thing") for x in five.reasons)
+
+
+def test_a_deadline_remedy_is_the_shortest_whole_day_that_works():
+    """small-team-instruction-tuning with 2.3 days to a result: spot capacity waits 3.5 days
+    (data/lead_times) before a 3.1-hour run, so no 2.3-day deadline can be met. The remedy is the
+    first whole day at which the engine finds an option: feasible there, not a day sooner."""
+    s = presets["small-team-instruction-tuning"].replace(deadline_days=14 / 6)
+    rec = recommend(s, sensitivity=False)
+    (days,) = [r for r in rec.remedies if set(r.update) == {"deadline_days"}]
+    d = days.update["deadline_days"]
+    assert d == int(d) and 3.5 < d <= 5
+    assert _pick(s.replace(deadline_days=d)) is not None
+    assert _pick(s.replace(deadline_days=d - 1)) is None
+    assert days.change == f"A deadline of {d:.0f} days (today 2.3 days)"
+
+
+def test_the_articles_cluster_needs_3072_h200_and_a_years_reservation():
+    """The article's 70B / 5T / 48 days on 128 H200 for $502K: no single change works (4x the
+    peak of 128 GPUs; more GPUs cost more than $502K; a longer deadline on 128 GPUs means a run
+    over a year). Two changes do: the fewest H200 that finish by day 48 with 80 % (at 80 %, a
+    fraction of peak of about 40 %: 4.0 x 128 / 0.4 = 1,280 GPUs at the least; on-demand and spot
+    capacity stop below, so a 1-year reservation of 3,072), and the budget that reservation
+    needs. One GPU fewer allowed, nothing is feasible whatever the budget."""
+    rec = recommend(presets["article-70b-5t-48-days"], sensitivity=False)
+    assert rec.headline.startswith("Physically impossible")
+    pair = [r for r in rec.remedies if set(r.update) == {"max_gpus", "budget_usd"}]
+    assert len(pair) == 1
+    n, budget = pair[0].update["max_gpus"], pair[0].update["budget_usd"]
+    assert n == 3072 and budget == 65_400_000
+    top = _pick(rec.scenario.replace(**pair[0].update))
+    assert top.n_gpus == 3072 and top.acquisition == "rent-reserved"
+    assert top.first_year_cost_usd <= budget
+    free = rec.scenario.replace(budget_usd=1e11)
+    assert _pick(free.replace(max_gpus=n - 1)) is None
+    # The budget is the smallest at three significant figures: $100,000 less is not enough
+    # (the reservation's first year costs $65,364,876).
+    assert _pick(rec.scenario.replace(max_gpus=n, budget_usd=budget - 100_000)) is None
+    assert "Change two things and it is feasible: clusters up to 3,072 GPUs" in rec.headline
+
+
+def test_a_feasible_scenario_has_no_remedies_and_the_switch_skips_them():
+    assert recommend(presets["band-under-7b"], sensitivity=False).remedies == []
+    s = Scenario(**FIVE_BUYERS)
+    assert recommend(s, sensitivity=False, with_remedies=False).remedies == []
