@@ -141,3 +141,14 @@ def test_people_tables_have_no_scientific_notation_and_ignore_mathjax():
     }
     html_ = people_table(df)._repr_html_()
     assert 'class="dataframe mathjax_ignore tex2jax_ignore"' in html_ and "e+" not in html_
+
+
+def test_a_share_of_the_draws_is_never_written_0_or_100_percent_unless_it_is():
+    """The memo's Monte Carlo table printed 0% for an option that won 2 of 1,000 draws beside a
+    pick at 100% that won 998 (modest-budget); both now read as what they are."""
+    from workbook.present.format import share_text
+
+    got = [share_text(x) for x in (0.0, 0.002, 0.005, 0.009, 0.01, 0.54, 0.99, 0.998, 1.0)]
+    assert got == ["0%", "0.2%", "0.5%", "0.9%", "1%", "54%", "99%", "over 99%", "100%"]
+    page = html_table(pd.DataFrame({"option": ["a", "b"], "share": [0.998, 0.002]}))
+    assert ">over 99%<" in page and ">0.2%<" in page

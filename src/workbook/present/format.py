@@ -49,6 +49,17 @@ def usd(x: Any) -> str:
     return f"-${s[1:]}" if s.startswith("-") else f"${s}"
 
 
+def share_text(x: float) -> str:
+    """A share of Monte Carlo draws in whole percent, but never 0 % or 100 % for a share that is
+    neither: ``54%``, ``0.2%``, ``over 99%`` (modest-budget: its part won 99.8 % of the draws and
+    another part 0.2 %)."""
+    if 0 < x < 0.01:
+        return f"{x:.1%}"
+    if 0.99 < x < 1:
+        return "over 99%"
+    return f"{x:.0%}"
+
+
 def usd_short(x: Any) -> str:
     """A dollar amount for a sentence: ``$3.0M`` from a million, ``$1.2B`` from a billion, else
     :func:`usd` (``$19,602``)."""
@@ -158,7 +169,7 @@ FORMATS: dict[str, Callable[[Any], str]] = {
     "cost_per_run_at_low": usd,
     "cost_per_run_at_high": usd,
     "swing_usd": usd,
-    "share": lambda v: f"{float(v):.0%}",
+    "share": lambda v: share_text(float(v)),
     "mfu": lambda v: f"{float(v):.0%}",
 }
 

@@ -42,7 +42,7 @@ from ..text import (
     runs_text,
     split_option_label,
 )
-from .format import escape, readable, usd, usd_short
+from .format import escape, readable, share_text, usd, usd_short
 
 #: Most flipping assumptions named on the first page.
 MAX_RISKS = 3
@@ -365,34 +365,24 @@ def monte_carlo_shares_text(rec: Recommendation) -> str:
     share = float(mc.loc[mc["option"] == pick, "share"].sum())
     parts = [split_option_label(label) for label in mc["option"]]
     same = pd.Series([(m, a) == (top.acquisition, top.accelerator) for m, _, a in parts], mc.index)
-    text = f"the pick wins {_share(share)} of the draws"
+    text = f"the pick wins {share_text(share)} of the draws"
     fam = float(mc.loc[same, "share"].sum())
     if round(fam, 2) > round(share, 2):
         how = MODE_AFTER_NAME.get(top.acquisition, top.acquisition)
-        text += f", and {top.name} {how}, at any cluster size, {_share(fam)}"
+        text += f", and {top.name} {how}, at any cluster size, {share_text(fam)}"
     rival = mc[same & (mc["option"] != pick)]
     if len(rival) and rival["share"].iloc[0] > share:
         n = int(split_option_label(rival["option"].iloc[0])[1])
         text += (
-            f"; {n:,} GPUs win more draws ({_share(rival['share'].iloc[0])}) than the pick's "
+            f"; {n:,} GPUs win more draws ({share_text(rival['share'].iloc[0])}) than the pick's "
             f"{int(top.n_gpus):,}"
         )
     others = mc[~same]
     if not others.empty:
         o = others.iloc[0]
         text += f"; the most frequent other choice is {option_words(rec, o['option'])} "
-        text += f"({_share(o['share'])})"
+        text += f"({share_text(o['share'])})"
     return text
-
-
-def _share(x: float) -> str:
-    """A share of the draws in whole percent, but never 0 % or 100 % for a share that is neither:
-    ``0.2%``, ``over 99%`` (modest-budget: its part won 99.8 % and another 0.2 %)."""
-    if 0 < x < 0.005:
-        return f"{x:.1%}"
-    if 0.995 <= x < 1:
-        return "over 99%"
-    return f"{x:.0%}"
 
 
 def workbook_version() -> str:
