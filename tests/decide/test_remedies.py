@@ -89,3 +89,16 @@ def test_a_feasible_scenario_has_no_remedies_and_the_switch_skips_them():
     assert recommend(presets["band-under-7b"], sensitivity=False).remedies == []
     s = Scenario(**FIVE_BUYERS)
     assert recommend(s, sensitivity=False, with_remedies=False).remedies == []
+
+
+def test_a_zero_budget_gets_the_smallest_budget_that_works():
+    """band-under-7b with no money: the budget remedy starts from $1,000 (a zero has no
+    multiple) and gives the smallest budget, to three significant figures, that works: $10 less
+    (its third figure) does not."""
+    s = presets["band-under-7b"].replace(budget_usd=0)
+    rec = recommend(s, sensitivity=False)
+    (money,) = [r for r in rec.remedies if set(r.update) == {"budget_usd"}]
+    b = money.update["budget_usd"]
+    assert 1_000 <= b < 10_000 and money.change == f"A budget of ${b:,.0f} (today $0)"
+    assert _pick(s.replace(budget_usd=b)) is not None
+    assert _pick(s.replace(budget_usd=b - 10)) is None

@@ -251,8 +251,10 @@ def _least(
     base = base or {}
     today = float(getattr(s, field))
     lo, hi = today, None
-    for m in STEPS:
-        v = min(today * m, cap)
+    # A zero budget has no multiple: powers of ten from $1,000 instead.
+    tries = [today * m for m in STEPS] if today > 0 else [10.0**k for k in range(3, 12)]
+    for v in tries:
+        v = min(v, cap)
         if _feasible(trial, {**base, field: _typed(field, v)}):
             hi = v
             break
