@@ -126,9 +126,10 @@ def _lower_first(text: str) -> str:
 
 def remedies(s: Scenario, cat: Catalog, o: pd.DataFrame) -> list[Remedy]:
     """Each single change of this module's that makes the infeasible scenario ``s`` (its options
-    ``o``) feasible, with the option the engine then picks; when neither a deadline nor a budget
-    alone does, the two together (the shortest deadline with money no object, then the smallest
-    budget at that deadline)."""
+    ``o``) feasible, with the option the engine then picks; when no deadline, budget or cluster
+    size alone does, the pairs: the shortest deadline with money no object and then the smallest
+    budget at it, the smallest budget with time no object and then the shortest deadline within
+    it, and the smallest cluster with its budget."""
     trial = _Trial(s, cat)
     out = []
     for change, update in _changes(s, o, trial):
@@ -153,7 +154,8 @@ def _outcome(s2: Scenario, r: pd.Series) -> str:
     return (
         f"{option_phrase(r['acquisition'], r['n_gpus'], r['name'])}, "
         f"{days_text(r['time_to_result_days'])} from the decision to a finished run "
-        f"(by day {s2.deadline_days:g} with {p} probability), ${r['cost_per_run_usd']:,.0f} per run"
+        f"(by day {_days(s2.deadline_days).removesuffix(' days')} with {p} probability), "
+        f"${r['cost_per_run_usd']:,.0f} per run"
     )
 
 
@@ -165,10 +167,9 @@ def _changes(s: Scenario, o: pd.DataFrame, trial: _Trial) -> Iterator[tuple[str,
         today = ", ".join(MODE_PHRASE[m] for m in s.acquisition_modes)
         yield f"Allow every way to pay (today: {today})", {"acquisition_modes": list(ACQUISITIONS)}
     if s.accelerators:
-        yield (
-            f"Allow every accelerator in the catalog (today {len(s.accelerators)})",
-            {"accelerators": None},
-        )
+        few = len(s.accelerators) <= 3
+        today = ", ".join(s.accelerators) if few else f"{len(s.accelerators)} of them"
+        yield f"Allow every accelerator in the catalog (today: {today})", {"accelerators": None}
     if s.sourced_prices_only:
         yield "Accept estimated prices (today: sourced prices only)", {"sourced_prices_only": False}
     if not s.used_hardware_allowed and "buy-used" in s.acquisition_modes:
