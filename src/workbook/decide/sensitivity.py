@@ -1,5 +1,6 @@
 """Which assumption, moved within its stated range, changes the pick (tornado) and how often each
-option wins when all of them move at once (Monte Carlo).
+option wins when they move at once (Monte Carlo; not those the run-time band already holds,
+:data:`BAND_HELD`, which would count the run time's uncertainty twice).
 
 Ranges are the ``low``/``high`` columns of data/assumptions.csv and data/facility.csv. Each factor
 re-evaluates the whole option table through :func:`workbook.decide.evaluate.evaluate_arrays`;
