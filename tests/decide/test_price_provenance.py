@@ -433,3 +433,20 @@ def test_the_time_headroom_sentence_says_the_ends():
         " It stays the pick if its runs take up to 0.1 % longer than estimated; longer than "
         "that, no option is feasible."
     )
+
+
+def test_runners_up_and_why_not_lines_say_when_their_cost_rests_on_an_estimated_price():
+    """funded-startup: the pick's caveat says its price is an estimate; its first runner-up, 128
+    MI350X, has no public price either (data/prices: rent proportional to the purchase price) and
+    said nothing. Now every option named beside the pick says it; a sourced one (64 RTX PRO 6000
+    on spot, a RunPod price) does not."""
+    rec = recommend(presets["funded-startup-30b-domain"], sensitivity=False)
+    o = rec.options.set_index(["accelerator", "acquisition", "n_gpus"])
+    for r in rec.runners_up:
+        sourced = bool(o.loc[(r.accelerator, r.acquisition, r.n_gpus), "price_sourced"])
+        assert ("at an estimated price" in r.sentence) is not sourced, r.sentence
+    by_part = {r.accelerator: r for r in rec.runners_up}
+    assert "at an estimated price" in by_part["mi350x"].sentence
+    assert "at an estimated price" not in by_part["rtx-pro-6000-server"].sentence
+    assert "per run at an estimated price and takes" in rec.rejected["mi350x"][0]
+    assert "at an estimated price" not in rec.rejected["b200-hgx"][0]

@@ -45,10 +45,10 @@ def runners_up(s: Scenario, o: pd.DataFrame, rule: TieRule, top: Option) -> list
         pos = int(best_index(s, o, ev, rule)[0])
         if pos < 0:
             break
-        runners.append(Option.from_row(o.iloc[pos]))
+        r = Option.from_row(o.iloc[pos])
+        r.sentence = runner_up_sentence(r, top, estimated=not o.iloc[pos]["price_sourced"])
+        runners.append(r)
         out |= pair == pair[pos]
-    for r in runners:
-        r.sentence = runner_up_sentence(r, top)
     return runners
 
 

@@ -201,11 +201,21 @@ def deadline_odds_text(s: Scenario, r: pd.Series) -> str:
     return text
 
 
-def runner_up_sentence(r: Option, top: Option) -> str:
-    """A runner-up: its days and cost per run against the pick's."""
+#: After a cost that rests on a price with no public source (``price_sourced`` False).
+ESTIMATED_PRICE = " at an estimated price"
+
+
+def price_note(row) -> str:
+    """:data:`ESTIMATED_PRICE` for an option whose price is an estimate, else ''."""
+    return "" if row["price_sourced"] else ESTIMATED_PRICE
+
+
+def runner_up_sentence(r: Option, top: Option, estimated: bool = False) -> str:
+    """A runner-up: its days and cost per run against the pick's (``estimated``: its price has
+    no public source, and the sentence says so)."""
     return (
         f"{option_phrase(r.acquisition, r.n_gpus, r.name)}: {duration_text(r.wall_days)} per run, "
-        f"${r.cost_per_run_usd:,.0f} per run "
+        f"${r.cost_per_run_usd:,.0f} per run{ESTIMATED_PRICE if estimated else ''} "
         f"({delta_text(r.cost_per_run_usd, top.cost_per_run_usd)})"
     )
 
@@ -221,7 +231,8 @@ def rejected_line(b: pd.Series) -> str:
     if b["feasible"]:
         return (
             f"feasible but not the best: {mode} {n} GPUs costs "
-            f"${b['cost_per_run_usd']:,.0f} per run and takes {b['time_to_result_days']:,.0f} days"
+            f"${b['cost_per_run_usd']:,.0f} per run{price_note(b)} and takes "
+            f"{b['time_to_result_days']:,.0f} days"
         )
     return f"best try {mode} {n} GPUs: {b['failed']}"
 

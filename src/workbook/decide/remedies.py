@@ -32,7 +32,7 @@ from ..catalog import Catalog
 from ..text import MODE_PHRASE, days_text, kw_text, params_label, probability_text
 from .allowed import ACQUISITIONS, MAX_GPUS
 from .evaluate import TieRule, best_index, evaluate, pick_inputs
-from .explain import option_phrase
+from .explain import option_phrase, price_note
 from .options import build_options, sweep
 from .scenario import Scenario
 
@@ -155,7 +155,7 @@ def _outcome(s2: Scenario, r: pd.Series) -> str:
         f"{option_phrase(r['acquisition'], r['n_gpus'], r['name'])}, "
         f"{days_text(r['time_to_result_days'])} from the decision to a finished run "
         f"(by day {_days(s2.deadline_days).removesuffix(' days')} with {p} probability), "
-        f"${r['cost_per_run_usd']:,.0f} per run"
+        f"${r['cost_per_run_usd']:,.0f} per run{price_note(r)}"
     )
 
 
