@@ -2,21 +2,19 @@
 after it (workbook.decide.remedies)."""
 
 import pytest
+from decide_cases import BASE
 
 from workbook import Scenario, presets, recommend
 
-#: A five-person team with no platform engineer that may only buy: owning more than one node
-#: needs an engineer, and one bought node of B200 takes 87 + 189 days (the nearest miss).
+#: The shared five-person team with no platform engineer (decide_cases.BASE) on a 7B model that
+#: may only buy: owning more than one node needs an engineer, and one bought node of B200 takes
+#: 87 + 189 days (the nearest miss).
 FIVE_BUYERS = dict(
-    workload="pretrain",
+    BASE,
     n_params=7e9,
     n_tokens=2e12,
-    deadline_days=120,
     budget_usd=3e6,
     runs_per_year=4,
-    site_power_kw=500,
-    team_size=5,
-    platform_engineers=0,
     acquisition_modes=["buy-new"],
 )
 

@@ -52,6 +52,12 @@ def _floats(o: pd.DataFrame | _Columns, column: str) -> np.ndarray:
     return np.asarray(o[column], dtype=float)
 
 
+def evaluated(s: Scenario, o: pd.DataFrame) -> pd.DataFrame:
+    """``o`` with :func:`evaluate`'s columns in place of any it had."""
+    ev = evaluate(s, o)
+    return pd.concat([o.drop(columns=[c for c in ev.columns if c in o.columns]), ev], axis=1)
+
+
 def evaluate_arrays(
     s: Scenario,
     o: pd.DataFrame,

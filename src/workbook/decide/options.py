@@ -185,6 +185,12 @@ def _apply_time_factor(est: pd.DataFrame, time_factor) -> None:
 # The options: the sweep per acquisition mode, with power, prices and the static constraints
 
 
+def option_sweep(s: Scenario, cat: Catalog) -> pd.DataFrame:
+    """:func:`sweep` as :func:`build_options` takes it: without the band days, which the
+    evaluation recomputes (spot overhead in) rather than copy per mode."""
+    return sweep(s, cat).drop(columns=["wall_days_p10", "wall_days_p90"])
+
+
 def build_options(s: Scenario, est: pd.DataFrame, cat: Catalog) -> pd.DataFrame:
     """Expand the sweep ``est`` to acquisition modes with cost inputs, power and the static
     constraints (``why_*``, ``static_ok``); the columns of the ``options`` step in

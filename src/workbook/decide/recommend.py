@@ -45,7 +45,7 @@ from .evaluate import (
     TieRule,
     best_index,
     breakeven_for,
-    evaluate,
+    evaluated,
     option_row,
     pick_inputs,
     rank_columns,
@@ -66,7 +66,7 @@ from .headroom import (
     time_headroom,
 )
 from .option_record import Option
-from .options import build_options, sweep
+from .options import build_options, option_sweep
 from .remedies import HEADLINE_REMEDIES, Remedy, remedies, remedies_text, remedy_reason
 from .scenario import Scenario
 
@@ -295,12 +295,7 @@ def evaluated_options(s: Scenario, cat: Catalog) -> pd.DataFrame:
     """The options table: the estimated sweep, expanded to acquisition modes with the static
     constraints, evaluated at base values (its ``wall_days`` and ``lead_time_days`` replace the
     sweep's), with the moving constraints in words (:mod:`workbook.decide.columns`)."""
-    # The band days are recomputed by the evaluation (spot overhead in): not copied per mode.
-    est = sweep(s, cat).drop(columns=["wall_days_p10", "wall_days_p90"])
-    o = build_options(s, est, cat)
-    ev = evaluate(s, o)
-    o = pd.concat([o.drop(columns=[c for c in ev.columns if c in o.columns]), ev], axis=1)
-    return moving_reasons(s, o)
+    return moving_reasons(s, evaluated(s, build_options(s, option_sweep(s, cat), cat)))
 
 
 def rank(s: Scenario, o: pd.DataFrame, rule: TieRule) -> Ranking:

@@ -31,9 +31,9 @@ import pandas as pd
 from ..catalog import Catalog
 from ..text import MODE_PHRASE, days_text, kw_text, params_label, probability_text
 from .allowed import ACQUISITIONS, MAX_GPUS
-from .evaluate import TieRule, best_index, evaluate, pick_inputs
+from .evaluate import TieRule, best_index, evaluated, pick_inputs
 from .explain import option_phrase, price_note
-from .options import build_options, sweep
+from .options import build_options, option_sweep
 from .scenario import Scenario
 
 #: Multipliers of a number the reader can move, tried in order until one makes something
@@ -73,7 +73,7 @@ class _Trial:
 
     def __init__(self, s: Scenario, cat: Catalog):
         self.s, self.cat, self.rule = s, cat, TieRule.from_catalog(cat)
-        self._est = sweep(s, cat).drop(columns=["wall_days_p10", "wall_days_p90"])
+        self._est = option_sweep(s, cat)
         self._built = {(): build_options(s, self._est, cat)}
 
     def options(self, update: dict) -> tuple[Scenario, pd.DataFrame]:
@@ -85,12 +85,9 @@ class _Trial:
         if key not in self._built:
             est = self._est
             if set(static) & SWEPT_FIELDS:
-                est = sweep(s2, self.cat).drop(columns=["wall_days_p10", "wall_days_p90"])
+                est = option_sweep(s2, self.cat)
             self._built[key] = build_options(s2, est, self.cat)
-        o = self._built[key]
-        ev = evaluate(s2, o)
-        kept = o.drop(columns=[c for c in ev.columns if c in o.columns])
-        return s2, pd.concat([kept, ev], axis=1)
+        return s2, evaluated(s2, self._built[key])
 
     def pick(self, update: dict) -> tuple[Scenario, pd.Series] | None:
         """The option the engine picks after ``update``, or None when nothing is feasible."""
@@ -183,9 +180,9 @@ def _changes(s: Scenario, o: pd.DataFrame, trial: _Trial) -> Iterator[tuple[str,
     if fails["site_power"]:
         yield from _site_power(s, trial)
     if s.lead_time_tolerance_weeks is not None:
-        yield from _least(s, trial, "lead_time_tolerance_weeks", 520, _weeks, "accept a wait of")
-    yield from _least(s, trial, "deadline_days", LONGEST["deadline_days"], _days, "a deadline of")
-    yield from _least(s, trial, "budget_usd", NO_BUDGET, _usd, "a budget of")
+        yield from _least(s, trial, "lead_time_tolerance_weeks", _weeks, "accept a wait of")
+    yield from _least(s, trial, "deadline_days", _days, "a deadline of")
+    yield from _least(s, trial, "budget_usd", _usd, "a budget of")
     if s.max_gpus < MAX_GPUS:
         yield from _fewest_gpus(s, trial)
     if s.confidence > 0.5:
@@ -240,23 +237,23 @@ def _least(
     s: Scenario,
     trial: _Trial,
     field: str,
-    cap: float,
     fmt: Callable[[float], str],
     words: str,
     base: dict | None = None,
 ) -> Iterator[tuple[str, dict]]:
     """The smallest value of ``field`` above the scenario's that makes something feasible (with
-    ``base`` changed too): the first of :data:`STEPS` that does (at most ``cap``), then
+    ``base`` changed too): the first of :data:`STEPS` that does (at most the largest value the
+    field takes, :func:`_largest`), then
     halvings between it and the step before until one unit of the field apart (:data:`BISECTIONS`
     at most), then the smallest value in that unit that is enough."""
-    base = base or {}
+    base, cap = base or {}, _largest(field)
     today = float(getattr(s, field))
     lo, hi = today, None
     # A zero budget has no multiple: powers of ten from $1,000 instead.
     tries = [today * m for m in STEPS] if today > 0 else [10.0**k for k in range(3, 12)]
     for v in tries:
         v = min(v, cap)
-        if _feasible(trial, {**base, field: _typed(field, v)}):
+        if _feasible(trial, {**base, field: v}):
             hi = v
             break
         lo = v
@@ -270,10 +267,10 @@ def _least(
         mid = _round_up(field, (lo + hi) / 2)
         if mid >= hi:
             break
-        lo, hi = (lo, mid) if _feasible(trial, {**base, field: _typed(field, mid)}) else (mid, hi)
+        lo, hi = (lo, mid) if _feasible(trial, {**base, field: mid}) else (mid, hi)
     above = _unit_above(field, lo)  # the smallest value in the field's unit that may be enough
     hi = above if above <= hi and _feasible(trial, {**base, field: above}) else _round_up(field, hi)
-    yield f"{words.capitalize()} {fmt(hi)} (today {fmt(today)})", {field: _typed(field, hi)}
+    yield f"{words.capitalize()} {fmt(hi)} (today {fmt(today)})", {field: hi}
 
 
 def _fewest_gpus(s: Scenario, trial: _Trial, base: dict | None = None):
@@ -288,17 +285,22 @@ def _fewest_gpus(s: Scenario, trial: _Trial, base: dict | None = None):
     yield f"Clusters up to {_gpus(least)} (today {_gpus(s.max_gpus)})", {"max_gpus": least}
 
 
-#: A budget that is no limit [USD] (Scenario's largest).
-NO_BUDGET = 1e11
-#: A deadline that is no limit (Scenario's longest, ten years).
-LONGEST = {"deadline_days": 3650.0}
+def _largest(field: str) -> float:
+    """The largest value :class:`Scenario` takes for ``field`` (its ``le`` constraint)."""
+    return float(next(c.le for c in Scenario.model_fields[field].metadata if hasattr(c, "le")))
+
+
+#: A budget that is no limit [USD] (Scenario's largest) and a deadline that is none (its
+#: longest, ten years).
+NO_BUDGET, LONGEST_DEADLINE = _largest("budget_usd"), _largest("deadline_days")
+LONGEST = {"deadline_days": LONGEST_DEADLINE}
 
 
 def _with_money(s: Scenario, trial: _Trial, first: tuple[str, dict] | None, today: str):
     """``first`` (found with money no object) and the smallest budget with it."""
     if first is None:
         return None
-    money = next(_least(s, trial, "budget_usd", NO_BUDGET, _usd, "", first[1]), None)
+    money = next(_least(s, trial, "budget_usd", _usd, "", first[1]), None)
     if money is None:
         return None
     change = first[0].split(" (today")[0]
@@ -312,17 +314,17 @@ def _with_money(s: Scenario, trial: _Trial, first: tuple[str, dict] | None, toda
 def _time_and_money(s: Scenario, trial: _Trial) -> tuple[str, dict] | None:
     """The shortest deadline with money no object, then the smallest budget at that deadline."""
     free = {"budget_usd": NO_BUDGET}
-    days = next(_least(s, trial, "deadline_days", 3650, _days, "a deadline of", free), None)
+    days = next(_least(s, trial, "deadline_days", _days, "a deadline of", free), None)
     return _with_money(s, trial, days, _days(s.deadline_days))
 
 
 def _money_and_time(s: Scenario, trial: _Trial) -> tuple[str, dict] | None:
     """The other end of the same trade: the smallest budget with time no object (the longest
     deadline a scenario takes), then the shortest deadline within that budget."""
-    money = next(_least(s, trial, "budget_usd", NO_BUDGET, _usd, "a budget of", LONGEST), None)
+    money = next(_least(s, trial, "budget_usd", _usd, "a budget of", LONGEST), None)
     if money is None:
         return None
-    days = next(_least(s, trial, "deadline_days", 3650, _days, "", money[1]), None)
+    days = next(_least(s, trial, "deadline_days", _days, "", money[1]), None)
     if days is None:
         return None
     b, d = money[1]["budget_usd"], days[1]["deadline_days"]
@@ -365,10 +367,6 @@ def _unit_above(field: str, v: float) -> float:
     return (math.floor(v / u + 1e-9) + 1) * u
 
 
-def _typed(field: str, v: float):
-    return int(v) if field == "max_gpus" else v
-
-
 def _confidence(s: Scenario, trial: _Trial) -> Iterator[tuple[str, dict]]:
     """The highest confidence under the scenario's (to even odds, in whole percent) at which
     something is feasible."""
@@ -384,8 +382,8 @@ def _confidence(s: Scenario, trial: _Trial) -> Iterator[tuple[str, dict]]:
 
 def _fewer_tokens(s: Scenario, trial: _Trial) -> Iterator[tuple[str, dict]]:
     """Train on fewer tokens: the first of three quarters, a half, a quarter that works."""
-    tokens = s.n_tokens if s.n_tokens else None
-    if tokens is None:
+    tokens = s.n_tokens
+    if not tokens:  # the default (20 x the parameters) is no number to shrink
         return
     for share in (0.75, 0.5, 0.25):
         if trial.pick({"n_tokens": tokens * share}) is not None:
