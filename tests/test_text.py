@@ -19,6 +19,30 @@ def test_energy_text_keeps_three_figures(kwh, kg, text):
     assert energy_text(kwh, kg) == text
 
 
+@pytest.mark.parametrize(
+    "usd, text",
+    [
+        (57_011_904, "$57.0M"),  # enterprise's reservation, printed to the dollar before
+        (7_881_928, "$7.88M"),
+        (127_696, "$128,000"),
+        (30_025, "$30,000"),
+        (3_409.2, "$3,410"),
+        (284.4, "$284"),  # whole dollars under $1,000
+        (999_600, "$1.00M"),  # rounded first: not "$1,000,000"
+        (1_254_000_000, "$1.25B"),
+        (-2_604_000, "-$2.60M"),
+        (0, "$0"),
+        (float("nan"), "n/a"),
+        (float("inf"), "∞"),
+    ],
+)
+def test_money_text_keeps_three_figures(usd, text):
+    """An estimate whose p10-p90 band is 3x wide is written to three figures, as the energy is."""
+    from workbook.text import money_text
+
+    assert money_text(usd) == text
+
+
 def test_power_text_writes_large_counts_for_people():
     """The article's 70B x 5T x 6 = 2.1e24 FLOP reached the app's headline as '2.10e+24'."""
     from workbook.text import power_text

@@ -163,6 +163,27 @@ def _sig3(x: float) -> str:
     return f"{float(f'{x:.3g}'):,.{max(0, 2 - int(f'{abs(x):e}'.split('e')[1]))}f}" if x else "0"
 
 
+def money_text(usd: float) -> str:
+    """An estimated dollar amount for a sentence, in three significant figures like the energy:
+    ``$284``, ``$30,800``, ``$7.88M``, ``$57.0M``, ``$1.25B``. An estimate with a p10-p90 band
+    three times wide is not known to the dollar; a reader's own input (a budget) is written
+    whole instead. Whole dollars under $1,000; ``n/a`` for NaN, ``∞`` for infinity."""
+    v = float(usd)
+    if math.isnan(v):
+        return "n/a"
+    if math.isinf(v):
+        return "∞" if v > 0 else "-∞"
+    sign, a = ("-" if v < 0 else ""), abs(v)
+    if a < KILO:
+        return f"{sign}${a:,.0f}"
+    # Round first: $999,600 is $1.00M, not $1,000,000.
+    a = float(f"{a:.3g}")
+    for div, unit in ((GIGA, "B"), (MEGA, "M")):
+        if a >= div:
+            return f"{sign}${_sig3(a / div)}{unit}"
+    return f"{sign}${_sig3(a)}"
+
+
 def kwh_text(kwh: float) -> str:
     """Energy in three figures: ``42,300 kWh``, ``1,230 MWh`` (MWh from 1,000 MWh)."""
     return f"{_sig3(kwh / KILO)} MWh" if kwh >= MEGA else f"{_sig3(kwh)} kWh"

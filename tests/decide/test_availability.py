@@ -128,7 +128,7 @@ def test_the_headline_names_the_workstation_and_the_port():
         s.replace(accelerators=["tpu-v5p"], acquisition_modes=["rent-on-demand"]),
         sensitivity=False,
     )
-    assert "lead time and the port of your code to XLA (8 weeks, $92,055 of engineering)" in (
+    assert "lead time and the port of your code to XLA (8 weeks, $92,100 of engineering)" in (
         tpu.top.sentence
     )
     assert math.isfinite(tpu.top.cost_per_run_usd)

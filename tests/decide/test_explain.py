@@ -11,7 +11,7 @@ from workbook import Scenario, load_catalog, presets, recommend
 from workbook.decide import option_row
 from workbook.decide.explain import delta_text, option_phrase
 from workbook.model import assumption_values
-from workbook.text import MODE_PHRASE, days_text, duration_text
+from workbook.text import MODE_PHRASE, days_text, duration_text, money_text
 
 
 def test_every_infeasible_option_names_its_failed_constraints():
@@ -95,7 +95,7 @@ def test_a_pick_under_90_percent_names_the_price_of_more_certainty(name, what):
         f"To meet each of {what} with 90 % probability or more: "
         f"{MODE_PHRASE[surer['acquisition']]} "
         f"{int(surer['n_gpus'])} x {surer['name']}, {duration_text(surer['wall_days'])} per run, "
-        f"${surer['cost_per_run_usd']:,.0f} per run "
+        f"{money_text(surer['cost_per_run_usd'])} per run "
         f"({delta:+.0%} vs the pick); it finishes by day {s.deadline_days:g} with "
         f"{surer['p_deadline'] * 100:.0f} % probability"
     )
@@ -190,7 +190,10 @@ def test_band_text_names_a_cost_the_run_time_does_not_move():
         "the same at p10 and p90: the run time does not move it"
     )
     moving = pd.Series({"cost_per_run_usd_p10": 20_117.0, "cost_per_run_usd_p90": 25_001.0})
-    assert band_text(moving, "cost_per_run_usd") == "p10-p90 $20,117-$25,001"
+    assert band_text(moving, "cost_per_run_usd") == "p10-p90 $20,100-$25,000"
+    # $57.04M and $57.01M: both ends print $57.0M, and the text does not claim nothing moved.
+    close = pd.Series({"cost_per_run_usd_p10": 57_011_904.0, "cost_per_run_usd_p90": 57_040_000.0})
+    assert band_text(close, "cost_per_run_usd") == "the same at p10 and p90 to three figures"
     days = pd.Series({"wall_days_p10": 3.1, "wall_days_p90": 7.4})
     assert band_text(days, "wall_days") == "p10-p90 3.1-7.4 days"
 
@@ -368,7 +371,7 @@ def test_a_pick_on_a_widened_band_says_so_in_the_headline_and_names_the_checked_
         "estimated the same way: CDNA 4 on ROCm, no published run on either), rent on spot 64 x "
         "NVIDIA RTX PRO 6000 Blackwell Server Edition. The best "
         "option with published evidence on its part: rent on demand 512 x NVIDIA B200 (HGX "
-        "B200, 180 GB), 13 hours per run, $37,209 per run (+21% vs the pick)."
+        "B200, 180 GB), 13 hours per run, $37,200 per run (+21% vs the pick)."
     )
     assert rec.headline.endswith(said) and rec.caveats[-1] == said
     other = option_row(rec.options, "b200-hgx", 512, "rent-on-demand")

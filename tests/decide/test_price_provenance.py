@@ -11,7 +11,7 @@ import pytest
 from workbook import load_catalog, presets, recommend
 from workbook.catalog import price_is_sourced
 from workbook.decide import option_row
-from workbook.text import MODE_PHRASE
+from workbook.text import MODE_PHRASE, money_text
 
 
 def test_which_price_sources_a_buyer_can_check():
@@ -53,7 +53,7 @@ def test_a_pick_on_an_estimated_price_names_the_best_sourced_option():
     assert (
         f"{MODE_PHRASE[sourced.acquisition]} {sourced.n_gpus} x {sourced.name}. "
         "That is the best option with sourced prices: " in rec.headline
-    ) and f"${sourced.cost_per_run_usd:,.0f} per run ({d:+.0%} vs the pick)." in rec.headline
+    ) and f"{money_text(sourced.cost_per_run_usd)} per run ({d:+.0%} vs the pick)." in rec.headline
     # Not named before: in full.
     s = presets["modest-budget-token-efficient"]
     rec = recommend(s, sensitivity=False)
@@ -62,7 +62,7 @@ def test_a_pick_on_an_estimated_price_names_the_best_sourced_option():
     assert (
         f"The best option with sourced prices: {MODE_PHRASE[sourced.acquisition]} "
         f"{sourced.n_gpus} x {sourced.name}, " in rec.headline
-    ) and f"${sourced.cost_per_run_usd:,.0f} per run ({d:+.0%} vs the pick)." in rec.headline
+    ) and f"{money_text(sourced.cost_per_run_usd)} per run ({d:+.0%} vs the pick)." in rec.headline
 
 
 def test_sourced_prices_only_rules_out_every_estimate():

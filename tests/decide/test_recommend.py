@@ -76,7 +76,7 @@ def test_runners_up_and_why_not_lines_show_the_option_the_rule_would_take(cat):
     rec = recommend(presets["funded-startup-30b-domain"], sensitivity=False)
     o = rec.options
     assert rec.rejected["b200-hgx"][0].startswith(
-        "feasible but not the best: rent on demand 512 GPUs costs $37,209 per run"
+        "feasible but not the best: rent on demand 512 GPUs costs $37,200 per run"
     )
     for r in rec.runners_up:
         row = o[

@@ -5,6 +5,7 @@ import pytest
 from decide_cases import BASE
 
 from workbook import Scenario, presets, recommend
+from workbook.text import money_text
 
 #: The shared five-person team with no platform engineer (decide_cases.BASE) on a 7B model that
 #: may only buy: owning more than one node needs an engineer, and one bought node of B200 takes
@@ -38,7 +39,7 @@ def test_each_remedy_names_the_pick_the_changed_scenario_gets(five):
         top = _pick(five.scenario.replace(**r.update))
         assert top is not None, r.change
         phrase = f"{top.n_gpus} x {top.name}"
-        assert phrase in r.outcome and f"${top.cost_per_run_usd:,.0f} per run" in r.outcome
+        assert phrase in r.outcome and f"{money_text(top.cost_per_run_usd)} per run" in r.outcome
     # The headline says what to change, after what rules options out.
     assert "Change one thing and it is feasible: allow every way to pay" in five.headline
     assert five.headline.startswith("Nothing in the catalog meets every constraint")

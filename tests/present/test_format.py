@@ -83,7 +83,9 @@ def test_download_link_holds_the_data():
 
 def test_dollars_in_short_and_plain_numbers_never_in_scientific_notation():
     assert (
-        usd_short(3e6) == "$3.0M" and usd_short(1.25e9) == "$1.2B" and usd_short(-4.5e6) == "-$4.5M"
+        usd_short(3e6) == "$3.00M"
+        and usd_short(1.254e9) == "$1.25B"
+        and usd_short(-4.5e6) == "-$4.50M"
     )
     assert usd_short(19602.4) == "$19,602"
     assert plain_number(2e-05) == "0.00002" and plain_number(0.0826) == "0.0826"

@@ -172,7 +172,7 @@ def test_owned_opex_names_the_platform_engineers():
     r = recommend(owned, monte_carlo_samples=0)
     figures = {k: (v, why) for k, v, why in sm.key_figures(r.scenario, r)}
     # 4,096 MI355X on 512 nodes: ceil(512 / 16) = 32 engineers x $300K (test_sensitivity.py).
-    assert figures["Opex, first year"][1].endswith("and its platform engineers ($9.6M a year)")
+    assert figures["Opex, first year"][1].endswith("and its platform engineers ($9.60M a year)")
 
 
 def test_the_monte_carlo_risk_sums_the_picks_part_and_names_a_count_that_wins_more():

@@ -238,7 +238,7 @@ def test_risk_line_and_charts_show_the_picks_chances(app):
         app.risk_line.value
     )
     assert f"by day 365 with {row['p_deadline'] * 100:.0f} % probability" in app.rec.headline
-    assert "within $600.0M" in app.risk_line.value
+    assert "within $600M" in app.risk_line.value
     # the confidence written as the memo and the headline write a probability (issue 19)
     risk = app.risk_line.value.split("<div class='wb-caveats'", 1)[0]  # the caveats follow it
     assert risk.endswith("&middot; 80\u00a0% required.</div>")  # kept together on the page

@@ -7,18 +7,23 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..text import TUNED_RECIPES, days_text, duration_text
+from ..text import TUNED_RECIPES, days_text, duration_text, money_text
 
 
 def band_text(r: pd.Series, column: str) -> str:
     """The p10-p90 of a days or cost column: ``p10-p90 3.1-7.4 days``,
-    ``p10-p90 $20,117-$25,001``; a cost the run time does not move (a reservation paid for the
-    year) says so instead of printing the same dollar figure twice."""
+    ``p10-p90 $20,100-$25,000``; a cost the run time does not move (a reservation paid for the
+    year), or moves by less than its three figures show, says so instead of printing the same
+    dollar figure twice."""
     lo, hi = r[f"{column}_p10"], r[f"{column}_p90"]
     if column.endswith("_usd"):
-        if round(lo) == round(hi):
-            return "the same at p10 and p90: the run time does not move it"
-        return f"p10-p90 ${lo:,.0f}-${hi:,.0f}"
+        low, high = money_text(lo), money_text(hi)
+        if low == high:
+            moved = round(lo) != round(hi)
+            return "the same at p10 and p90" + (
+                " to three figures" if moved else ": the run time does not move it"
+            )
+        return f"p10-p90 {low}-{high}"
     if lo >= 1:
         return f"p10-p90 {days_text(lo, unit=False)}-{days_text(hi)}"
     return f"p10-p90 {duration_text(lo)} to {duration_text(hi)}"

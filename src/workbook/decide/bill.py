@@ -25,7 +25,7 @@ import pandas as pd
 
 from ..catalog import Catalog
 from ..model import STATE_BYTES, cost
-from ..text import stack_name
+from ..text import money_text, stack_name
 from ..units import GB, HOURS_PER_DAY, MONTHS_PER_YEAR, WEEKS_PER_YEAR
 from .feasibility import platform_engineers_needed
 from .scenario import Scenario
@@ -143,8 +143,9 @@ def software_reason(best: pd.Series) -> str | None:
         return None
     return (
         f"Its software stack ({stack_name(best['software_stack'])}) "
-        f"takes the team's time: ${usd:,.0f} a year of engineers debugging it, counted in its "
-        "cost (data/assumptions.csv stack_debug_weeks_*); its slower kernels are in the run time."
+        f"takes the team's time: {money_text(usd)} a year of engineers debugging it, counted in "
+        "its cost (data/assumptions.csv stack_debug_weeks_*); its slower kernels are in the run "
+        "time."
     )
 
 

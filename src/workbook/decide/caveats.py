@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..text import duration_text, probability_text, runs_text, stack_name
+from ..text import duration_text, money_text, probability_text, runs_text, stack_name
 from .band_reason import missing_evidence
 from .explain import deadline_odds_text, delta_text, option_phrase, price_note
 from .headroom import Margins
@@ -237,7 +237,8 @@ def alternative_sentence(label: str, other: pd.Series, best: pd.Series, named: b
     (+36% vs the pick).``; ``named``: the sentence before has just named it (`` That is the best
     option {label}: 21 days per run, ...``)."""
     figures = (
-        f"{duration_text(other['wall_days'])} per run, ${other['cost_per_run_usd']:,.0f} per run"
+        f"{duration_text(other['wall_days'])} per run, "
+        f"{money_text(other['cost_per_run_usd'])} per run"
         f"{price_note(other)} ({delta_text(other['cost_per_run_usd'], best['cost_per_run_usd'])})."
     )
     if named:
@@ -274,7 +275,7 @@ def surer_caveat(s: Scenario, best: pd.Series, surer: pd.Series | None, level: f
     return (
         f"To meet each of {what} with {said}: {phrase}, "
         f"{duration_text(surer['wall_days'])} per run, "
-        f"${surer['cost_per_run_usd']:,.0f} per run{price_note(surer)} "
+        f"{money_text(surer['cost_per_run_usd'])} per run{price_note(surer)} "
         f"({delta_text(surer['cost_per_run_usd'], best['cost_per_run_usd'])}); it "
         f"{deadline_odds_text(s, surer)}."
     )

@@ -17,6 +17,7 @@ from ..text import (
     duration_text,
     energy_text,
     kw_text,
+    money_text,
     params_label,
     power_text,
     probability_text,
@@ -170,7 +171,7 @@ def pick_sentence(s: Scenario, top: pd.Series) -> str:
     port = top["porting_weeks"]
     waits = (
         f"lead time and the port of your code to {top['software_stack'].upper()} "
-        f"({port:g} weeks, ${top['porting_usd']:,.0f} of engineering) included"
+        f"({port:g} weeks, {money_text(top['porting_usd'])} of engineering) included"
         if port > 0
         else "lead time included"
     )
@@ -178,8 +179,8 @@ def pick_sentence(s: Scenario, top: pd.Series) -> str:
         f"{verb.capitalize()} {int(top['n_gpus'])} x {top['name']} ({shape}{where}): "
         f"{duration_text(top['wall_days'])} per run ({band_text(top, 'wall_days')}), "
         f"{days_text(top['time_to_result_days'])} from the decision to a finished run, {waits}; "
-        f"{deadline_odds_text(s, top)}. ${top['cost_per_run_usd']:,.0f} per run "
-        f"({band_text(top, 'cost_per_run_usd')}; ${top['cost_per_year_usd']:,.0f} a year for "
+        f"{deadline_odds_text(s, top)}. {money_text(top['cost_per_run_usd'])} per run "
+        f"({band_text(top, 'cost_per_run_usd')}; {money_text(top['cost_per_year_usd'])} a year for "
         f"{runs_text(s.runs_per_year)}), {power}; a run uses "
         f"{energy_text(top['energy_kwh'], top['co2e_kg'])}."
     )
@@ -215,7 +216,7 @@ def runner_up_sentence(r: Option, top: Option, estimated: bool = False) -> str:
     no public source, and the sentence says so)."""
     return (
         f"{option_phrase(r.acquisition, r.n_gpus, r.name)}: {duration_text(r.wall_days)} per run, "
-        f"${r.cost_per_run_usd:,.0f} per run{ESTIMATED_PRICE if estimated else ''} "
+        f"{money_text(r.cost_per_run_usd)} per run{ESTIMATED_PRICE if estimated else ''} "
         f"({delta_text(r.cost_per_run_usd, top.cost_per_run_usd)})"
     )
 
@@ -231,7 +232,7 @@ def rejected_line(b: pd.Series) -> str:
     if b["feasible"]:
         return (
             f"feasible but not the best: {mode} {n} GPUs costs "
-            f"${b['cost_per_run_usd']:,.0f} per run{price_note(b)} and takes "
+            f"{money_text(b['cost_per_run_usd'])} per run{price_note(b)} and takes "
             f"{b['time_to_result_days']:,.0f} days"
         )
     return f"best try {mode} {n} GPUs: {b['failed']}"
@@ -361,7 +362,7 @@ def _tie_reason(s: Scenario, best: pd.Series, first: pd.Series, rule: TieRule) -
     )
     return (
         f"{how} decided: the {what} of the feasible options, {other}, costs "
-        f"${first['cost_per_run_usd']:,.0f} per run and has a finished run in "
+        f"{money_text(first['cost_per_run_usd'])} per run and has a finished run in "
         f"{days_text(first['time_to_result_days'])}; this one costs {d_cost:+.1%} per run and "
         f"finishes {days_text(abs(d_days))} {'sooner' if d_days >= 0 else 'later'} "
         f"(lead time {days_text(best['lead_time_days'])} + run {duration_text(best['wall_days'])}, "

@@ -9,6 +9,7 @@ assumptions written here, each with the reason it was chosen.
 
 from __future__ import annotations
 
+from ..text import money_text
 from .allowed import MAX_GPUS
 from .scenario import Scenario
 
@@ -234,6 +235,6 @@ def article_comparison(rec, preset_name: str) -> str:
         d = b["cost_per_run_usd"] / rec.top.cost_per_run_usd - 1
         return (
             f"{advice} Its best match here, {desc}, is feasible: {b['wall_days']:,.1f} days and "
-            f"${b['cost_per_run_usd']:,.0f} per run ({d:+.0%} vs the engine's pick)."
+            f"{money_text(b['cost_per_run_usd'])} per run ({d:+.0%} vs the engine's pick)."
         )
     return f"{advice} Its best match here, {desc}, fails on: {b['failed']}."

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ..catalog import Catalog
-from ..text import MODE_PHRASE, days_text, kw_text, params_label, probability_text
+from ..text import MODE_PHRASE, days_text, kw_text, money_text, params_label, probability_text
 from .allowed import ACQUISITIONS, MAX_GPUS
 from .evaluate import TieRule, best_index, evaluated, pick_inputs
 from .explain import option_phrase, price_note
@@ -152,7 +152,7 @@ def _outcome(s2: Scenario, r: pd.Series) -> str:
         f"{option_phrase(r['acquisition'], r['n_gpus'], r['name'])}, "
         f"{days_text(r['time_to_result_days'])} from the decision to a finished run "
         f"(by day {_days(s2.deadline_days).removesuffix(' days')} with {p} probability), "
-        f"${r['cost_per_run_usd']:,.0f} per run{price_note(r)}"
+        f"{money_text(r['cost_per_run_usd'])} per run{price_note(r)}"
     )
 
 
@@ -226,7 +226,10 @@ def _weeks(v: float) -> str:
 
 
 def _usd(v: float) -> str:
-    return f"${v:,.0f}"
+    """A budget as a sentence writes money (``$65.4M``) when that is the exact amount, as the
+    remedies' budgets are (found to three significant figures); a reader's own budget that is
+    not, to the dollar (``$123,456``)."""
+    return money_text(v) if float(f"{v:.3g}") == v else f"${v:,.0f}"
 
 
 def _gpus(v: float) -> str:

@@ -31,7 +31,7 @@ from ..present.guide_charts import (
     rent_vs_buy_chart,
     step_breakdown_chart,
 )
-from ..text import days_text, params_label, runs_text
+from ..text import days_text, money_text, params_label, runs_text
 from ..units import GIGA, MEGA, TERA
 from .memory_fit import memory_fit_table
 from .power import power_table
@@ -285,7 +285,7 @@ def _within(table: pd.DataFrame, budget_usd: float, deadline_days: float) -> str
         return "no mode runs within both"
     best = ok.sort_values("cost_per_run_usd", kind="stable").iloc[0]
     cost = best["cost_per_run_usd"]
-    return f"the cheapest within both is {best['acquisition']} at ${cost:,.0f} a run"
+    return f"the cheapest within both is {best['acquisition']} at {money_text(cost)} a run"
 
 
 def _rent_vs_buy_view(cat: Catalog, v: dict) -> Rendered:

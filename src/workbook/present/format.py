@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..text import ARTICLE_CITATION, params_label, readable
+from ..text import ARTICLE_CITATION, money_text, params_label, readable
 
 
 def escape(x: Any) -> str:
@@ -61,16 +61,14 @@ def share_text(x: float) -> str:
 
 
 def usd_short(x: Any) -> str:
-    """A dollar amount for a sentence: ``$3.0M`` from a million, ``$1.2B`` from a billion, else
-    :func:`usd` (``$19,602``)."""
+    """A dollar amount for a table or a sentence: from a million, three significant figures as
+    :func:`workbook.text.money_text` writes them (``$3.00M``, ``$55.6M``, ``$1.25B``), the same
+    as the recommendation's sentences; under a million :func:`usd` (``$19,602``)."""
     try:
         v = float(x)
     except (TypeError, ValueError):
         return escape(x)
-    for div, unit in ((1e9, "B"), (1e6, "M")):
-        if math.isfinite(v) and abs(v) >= div:
-            return f"{'-' if v < 0 else ''}${abs(v) / div:,.1f}{unit}"
-    return usd(v)
+    return money_text(v) if math.isfinite(v) and abs(v) >= 1e6 else usd(v)
 
 
 def plain_number(x: Any) -> str:

@@ -35,6 +35,7 @@ from ..text import (
     duration_text,
     keep_together,
     kwh_text,
+    money_text,
     option_label,
     overrides_text,
     params_label,
@@ -42,7 +43,7 @@ from ..text import (
     runs_text,
     split_option_label,
 )
-from .format import escape, readable, share_text, usd, usd_short
+from .format import escape, readable, share_text, usd_short
 
 #: Most flipping assumptions named on the first page.
 MAX_RISKS = 3
@@ -182,7 +183,7 @@ def _owned_money(s: Scenario, rec: Recommendation) -> list[tuple[str, str, str]]
             f"{' and staff' if top.staff_usd_per_year else ''}"
             f" ({_life(row)}); {runs}",
         ),
-        ("Cost per run", usd(top.cost_per_run_usd), f"the cost per year / {runs}"),
+        ("Cost per run", usd_short(top.cost_per_run_usd), f"the cost per year / {runs}"),
     ]
 
 
@@ -200,7 +201,7 @@ def _rented_money(s: Scenario, rec: Recommendation) -> list[tuple[str, str, str]
         ("Capex (purchase)", "$0", "nothing is bought: rented, all of it is opex"),
         (
             "Cost per run",
-            usd(top.cost_per_run_usd),
+            usd_short(top.cost_per_run_usd),
             f"the run's GPU-hours at the rental price{spot}, with the year's storage "
             "spread over its runs",
         ),
@@ -323,8 +324,9 @@ def risks(rec: Recommendation) -> list[str]:
         new = option_words(rec, str(row["flips_at"]).split(": ", 1)[-1])
         lo, hi = row["cost_per_run_at_low"], row["cost_per_run_at_high"]
         cost = (
-            f"over the range tested, today's pick costs {usd(lo)} to {usd(hi)} per run"
-            if abs(hi - lo) >= 0.5
+            f"over the range tested, today's pick costs {money_text(lo)} to {money_text(hi)} "
+            "per run"
+            if money_text(lo) != money_text(hi)
             else "today's pick's cost per run does not move with it"
         )
         out.append(
@@ -335,8 +337,8 @@ def risks(rec: Recommendation) -> list[str]:
         big = t.iloc[0]
         out.append(
             "No single assumption over its stated range changes the pick. The largest swing: "
-            f"{big['assumption']}, {usd(big['cost_per_run_at_low'])} to "
-            f"{usd(big['cost_per_run_at_high'])} per run."
+            f"{big['assumption']}, {money_text(big['cost_per_run_at_low'])} to "
+            f"{money_text(big['cost_per_run_at_high'])} per run."
         )
     out += _monte_carlo_risk(rec)
     return out
