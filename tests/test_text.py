@@ -43,6 +43,24 @@ def test_money_text_keeps_three_figures(usd, text):
     assert money_text(usd) == text
 
 
+@pytest.mark.parametrize(
+    "hours, text",
+    [
+        (0.004, "under a minute"),  # a TPU pod's 7B LoRA on 1e8 tokens read "0.0 hours per run"
+        (1 / 60, "1 minute"),
+        (0.5, "30 minutes"),  # band-under-7b's run read "0.5 hours"
+        (0.995, "1.0 hour"),  # 59.7 minutes: an hour, not "60 minutes"
+        (3.1, "3.1 hours"),
+        (13.0, "13 hours"),
+        (30.0, "1.2 days"),
+    ],
+)
+def test_duration_text_writes_minutes_under_an_hour(hours, text):
+    from workbook.text import duration_text
+
+    assert duration_text(hours / 24) == text
+
+
 def test_power_text_writes_large_counts_for_people():
     """The article's 70B x 5T x 6 = 2.1e24 FLOP reached the app's headline as '2.10e+24'."""
     from workbook.text import power_text

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
-from .units import GIGA, HOURS_PER_DAY, KILO, MEGA, TERA
+from .units import GIGA, HOURS_PER_DAY, KILO, MEGA, MINUTES_PER_HOUR, TERA
 
 #: The practitioner article the workbook grew out of, as a reader cites it (no public URL was
 #: found for it; its figures are the claims of data/article_claims.csv).
@@ -92,9 +92,18 @@ def days_text(x: float, unit: bool = True) -> str:
 
 
 def duration_text(days: float) -> str:
-    """A run's length for a sentence: hours under a day (``4.2 hours``), else :func:`days_text`."""
+    """A run's length for a sentence: minutes under an hour (``30 minutes``; ``under a minute``:
+    a TPU pod's 7B LoRA read "0.0 hours per run"), hours under a day (``4.2 hours``), else
+    :func:`days_text`."""
+    hours = days * HOURS_PER_DAY
+    if hours < 1:
+        minutes = round(hours * MINUTES_PER_HOUR)
+        if minutes < 1:
+            return "under a minute"
+        if minutes < MINUTES_PER_HOUR:
+            return f"{minutes} minute{'' if minutes == 1 else 's'}"
+        return "1.0 hour"
     if days < 1:
-        hours = days * HOURS_PER_DAY
         v = f"{hours:,.1f}" if hours < 10 else f"{hours:,.0f}"
         return f"{v} hour{'' if v == '1.0' else 's'}"
     return days_text(days)

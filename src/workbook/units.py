@@ -14,6 +14,7 @@ GB = GIGA
 #: Bits per byte (network line rates are in Gb/s) [bit/B].
 BITS_PER_BYTE = 8.0
 
+MINUTES_PER_HOUR = 60
 SECONDS_PER_HOUR = 3600.0
 HOURS_PER_DAY = 24.0
 SECONDS_PER_DAY = SECONDS_PER_HOUR * HOURS_PER_DAY
