@@ -83,3 +83,15 @@ def test_tornado_labels_are_in_the_readers_units(rec):
     assert any(x.startswith("Rental prices: $") and x.endswith(" per GPU-hour") for x in labels)
     assert any(x.startswith("Matmul efficiency (MFU): 0.") and x.endswith(" MFU") for x in labels)
     assert "Electricity price: $0.060 - $0.190 per kWh" in labels
+
+
+def test_the_memos_tornado_labels_are_whole_and_its_ids_on_one_line(rec):
+    """The memo's SVGs drew every y label at Vega's default 180 px (the 260 px limit was never
+    applied: ``not Undefined`` is False), so "Weeks lost to an immature stack: 2 - 12 weeks a
+    year per engineer on ROCm" ended in an ellipsis. A label longer than 260 px at 5.4 px a
+    character is drawn in lines instead, its name on the first."""
+    tornado = charts.to_svg(charts.tornado_chart(rec))
+    assert "<tspan>Weeks lost to an immature stack</tspan>" in tornado
+    assert "…" not in tornado
+    power = charts.to_svg(charts.power_chart(rec))
+    assert "<tspan" not in power and ">gb200-nvl72</text>" in power

@@ -5,6 +5,7 @@ numbers.)"""
 
 import base64
 import html
+import json
 import re
 
 import pytest
@@ -335,6 +336,35 @@ def test_charts_are_drawn_at_the_width_the_page_reports(px):
     assert spec["config"]["legend"]["orient"] == ("bottom" if px < 900 else "right")
     app.column_width._handle_custom_msg({"event": "width", "px": "wide"}, [])  # not a width
     assert app.chart_spec == spec and "wrong" not in app.status.value
+
+
+def test_a_phone_column_draws_the_tornado_labels_and_titles_whole():
+    """At 370 px the tornado's y labels had 140 px and read "Rental prices: $1.05 - $4.58 ...",
+    its title "Sensitivity: the pick's cost per run across each a...". A label too long for its
+    room is drawn in lines (name first, the range after, none wider than the room at 5.4 px a
+    character), its chart grows to 50 px a row for them; a title goes on two lines."""
+    app = WorkbookApp("funded-startup-30b-domain")
+    app.column_width._handle_custom_msg({"event": "width", "px": 370}, [])
+    spec = app.chart_spec
+    axis = spec["config"]["axisY"]
+    room = axis["labelLimit"]
+    table = json.loads(axis["labelExpr"].split("[datum.label]")[0])
+    rental = next(k for k in table if k.startswith("Rental prices: "))
+    assert (
+        table[rental][0] == "Rental prices"
+        and " ".join(table[rental][1:]) == (rental.split(": ", 1)[1])
+    )
+    assert all(len(line) * 5.4 <= room for lines in table.values() for line in lines)
+    tornado = next(p for p in spec["vconcat"] if "Sensitivity" in str(p.get("title")))
+    assert tornado["title"] == [
+        "Sensitivity: the pick's cost per run across",
+        "each assumption's range",
+    ]
+    rows = len(app.rec.sensitivity)
+    longest = max(len(v) for v in table.values())
+    assert tornado["height"] == rows * (longest * 11 + 6)
+    # The power chart's ids have no "name: range": drawn as they are, on one line.
+    assert not any(k in table for k in ("h100-sxm", "gb200-nvl72"))
 
 
 def _money(cell: str) -> float:

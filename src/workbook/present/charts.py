@@ -15,7 +15,9 @@ tests and nbval can check them without a browser.
 from __future__ import annotations
 
 import io
+import json
 import math
+import textwrap
 
 import altair as alt
 import numpy as np
@@ -332,14 +334,98 @@ def stacked(parts: list[alt.TopLevelMixin], column_px: float | None = None) -> a
         labels = int(min(LABEL_LIMIT, max(90, 0.38 * column_px)))
         room = column_px - labels - 70 - (130 if legend == "right" else 0)
         width = int(min(MAX_WIDTH, max(MIN_WIDTH, room)))
-    sized = [p.properties(width=width) for p in parts]
+    sized = [_title_in_lines(p.properties(width=width), width + labels) for p in parts]
+    sized, axis = _labels_in_lines(sized, labels)
     return (
         alt.vconcat(*sized)
         .resolve_scale(color="independent")
-        .configure_axisY(labelLimit=labels)
+        .configure_axisY(**axis)
         .configure_legend(orient=legend)
         .configure_title(limit=width + labels)
     )
+
+
+#: Average width of a y label's character at Vega's 10 px [px], and the height of its line [px].
+LABEL_CHAR_PX, LABEL_LINE_PX = 5.4, 11
+
+
+def _labels_in_lines(parts: list, px: int) -> tuple[list, dict]:
+    """The y labels of the form "name: range" (the tornado's) that do not fit ``px`` in lines
+    that do, the name's first, each label centred on its row and its chart tall enough for its
+    rows: a 400 px column cut "Rental prices: $1.05 - $4.58 per GPU-hour" to "Rental prices:
+    $1.05 - $4.58 ...", the memo's 260 px "Weeks lost to an immature stack: 2 - 12 weeks a year
+    p...". Returns the parts and the y axis configuration (a lookup from each such label to its
+    lines: other labels are drawn as they are)."""
+    chars = max(12, int(px / LABEL_CHAR_PX))
+    lines, out = {}, []
+    for part in parts:
+        labels = _y_labels(part)
+        mine = {
+            label: [
+                ln
+                for piece in label.split(": ", 1)
+                for ln in textwrap.wrap(piece, chars, break_on_hyphens=False)
+            ]
+            for label in labels
+            if ": " in label and len(label) > chars
+        }
+        if mine:
+            rows = max(len(v) for v in mine.values()) * LABEL_LINE_PX + 6
+            height = part.height if isinstance(part.height, (int, float)) else HEIGHT
+            part = part.properties(height=max(height, len(labels) * rows))
+        lines |= mine
+        out.append(part)
+    if not lines:
+        return out, {"labelLimit": px}
+    table = json.dumps(lines)
+    return out, {
+        "labelLimit": px,
+        "labelExpr": f"{table}[datum.label] || datum.label",
+        "labelLineHeight": LABEL_LINE_PX,
+        # Vega draws a label's first line on the row's centre and the others below it.
+        "labelOffset": {
+            "expr": f"-{LABEL_LINE_PX / 2} * (length({table}[datum.label] || [0]) - 1)"
+        },
+    }
+
+
+def _y_labels(part) -> list[str]:
+    """The ``label`` column of a chart's (or its layers') data: the y labels :func:`tornado_data`
+    gives."""
+    found = []
+    for layer in getattr(part, "layer", None) or [part]:
+        data = getattr(layer, "data", None)
+        if isinstance(data, pd.DataFrame) and "label" in data:
+            found += [x for x in pd.unique(data["label"]) if isinstance(x, str)]
+    return list(dict.fromkeys(found))
+
+
+#: Average width of a title's and a subtitle's character at Vega's default sizes (13 px bold,
+#: 10 px) [px], measured on this page's titles in chromium (a title is cut beyond its limit).
+TITLE_CHAR_PX, SUBTITLE_CHAR_PX = 7.4, 5.6
+
+
+def _lines(text, px: float, char_px: float):
+    """``text`` as one line if it fits ``px``, else its words in lines that do (Vega draws a list
+    as lines)."""
+    if not isinstance(text, str) or len(text) * char_px <= px:
+        return text
+    return textwrap.wrap(text, width=max(12, int(px / char_px)), break_on_hyphens=False)
+
+
+def _title_in_lines(part: alt.TopLevelMixin, px: float) -> alt.TopLevelMixin:
+    """``part`` with its title and subtitle in lines that fit ``px`` (a 400 px column cut
+    "Sensitivity: the pick's cost per run across each assumption's range" after "each a")."""
+    title = part.title
+    if isinstance(title, str):
+        return part.properties(title=_lines(title, px, TITLE_CHAR_PX))
+    if isinstance(title, alt.TitleParams):
+        spec = title.to_dict()
+        spec["text"] = _lines(spec.get("text"), px, TITLE_CHAR_PX)
+        if "subtitle" in spec:
+            spec["subtitle"] = _lines(spec["subtitle"], px, SUBTITLE_CHAR_PX)
+        return part.properties(title=alt.TitleParams(**spec))
+    return part
 
 
 def to_svg(chart: alt.TopLevelMixin) -> str:
@@ -348,7 +434,10 @@ def to_svg(chart: alt.TopLevelMixin) -> str:
 
     ``chart.save`` hands vl-convert the Vega-Lite version that matches altair's schema."""
     buf = io.StringIO()
-    if not getattr(chart, "config", alt.Undefined):  # the charts' y labels, as the memo shows them
-        chart = chart.configure_axisY(labelLimit=LABEL_LIMIT)
+    # The charts' y labels, as the memo shows them. (``not Undefined`` is False: this was
+    # skipped, and the memo's labels were cut at Vega's default 180 px.)
+    if getattr(chart, "config", alt.Undefined) is alt.Undefined:
+        parts, axis = _labels_in_lines([chart], LABEL_LIMIT)
+        chart = parts[0].configure_axisY(**axis)
     chart.save(buf, format="svg")
     return buf.getvalue()
