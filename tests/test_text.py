@@ -61,6 +61,24 @@ def test_duration_text_writes_minutes_under_an_hour(hours, text):
     assert duration_text(hours / 24) == text
 
 
+@pytest.mark.parametrize(
+    "usd, text",
+    [
+        (3e6, "$3M"),  # funded-startup's budget, was "$3.00M" in the odds line
+        (4e8, "$400M"),  # enterprise's, was "$400,000,000" in the reasons
+        (65.4e6, "$65.4M"),  # the article preset's remedy, found to three figures
+        (502_000, "$502,000"),
+        (123_456, "$123,456"),  # not three figures: to the dollar, as the reader typed it
+        (1_234_567, "$1,234,567"),
+        (0, "$0"),
+    ],
+)
+def test_a_budget_is_written_as_the_reader_gave_it(usd, text):
+    from workbook.text import amount_text
+
+    assert amount_text(usd) == text
+
+
 def test_power_text_writes_large_counts_for_people():
     """The article's 70B x 5T x 6 = 2.1e24 FLOP reached the app's headline as '2.10e+24'."""
     from workbook.text import power_text

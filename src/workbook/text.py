@@ -193,6 +193,20 @@ def money_text(usd: float) -> str:
     return f"{sign}${_sig3(a)}"
 
 
+def amount_text(usd: float) -> str:
+    """A dollar amount a reader gave, a budget, as they gave it: in :func:`money_text`'s units
+    when that is the exact amount, without trailing zeros (``$3M``, ``$400M``, ``$65.4M``,
+    ``$502,000``), else to the dollar (``$123,456``, ``$1,234,567``)."""
+    v = float(usd)
+    if math.isfinite(v) and float(f"{v:.3g}") != v:
+        return f"{'-' if v < 0 else ''}${abs(v):,.0f}"
+    text = money_text(v)
+    head, unit = text[:-1], text[-1:]
+    if unit in ("M", "B") and "." in head:
+        return head.rstrip("0").rstrip(".") + unit
+    return text
+
+
 def kwh_text(kwh: float) -> str:
     """Energy in three figures: ``42,300 kWh``, ``1,230 MWh`` (MWh from 1,000 MWh)."""
     return f"{_sig3(kwh / KILO)} MWh" if kwh >= MEGA else f"{_sig3(kwh)} kWh"

@@ -57,7 +57,7 @@ def test_risk_cost_bars_are_the_first_year_against_the_budget(rec):
     bar, _tick, rule = _layers(risk_charts.risk_cost_chart(rec))
     assert bar["encoding"]["x"]["field"] == "first_year_usd_p10"
     assert [r["x"] for r in rule["rows"]] == [3e6]
-    assert "$3.00M budget" in risk_charts.risk_cost_chart(rec).to_dict()["title"]["subtitle"]
+    assert "$3M budget" in risk_charts.risk_cost_chart(rec).to_dict()["title"]["subtitle"]
 
 
 def test_wins_sum_the_monte_carlo_shares_per_accelerator(rec):

@@ -12,6 +12,7 @@ from ..catalog import Catalog
 from ..model import implied_peak_fraction, training_flops
 from ..text import (
     MODE_PHRASE,
+    amount_text,
     count_text,
     days_text,
     duration_text,
@@ -48,7 +49,8 @@ def moving_reasons(s: Scenario, o: pd.DataFrame) -> pd.DataFrame:
     o["why_budget"] = reason_texts(
         ~o["budget_ok"].to_numpy(bool) & np.isfinite(o["first_year_cost_usd"].to_numpy(float)),
         lambda c, p: (
-            f"first year costs ${c:,.0f} (median); within the ${s.budget_usd:,.0f} budget with "
+            f"first year costs ${c:,.0f} (median); within the {amount_text(s.budget_usd)} budget "
+            "with "
             f"{probability_text(p, s.confidence)} probability, {need}"
         ),
         o["first_year_cost_usd"],
@@ -336,8 +338,8 @@ def _objective_reason(s: Scenario, best: pd.Series, n_feasible: int) -> str:
             f"{best['lead_time_days']:,.0f} days + run {best['wall_days']:,.1f} days, median)."
         )
     return (
-        f"Fastest of {n_feasible:,} feasible options within the ${s.budget_usd:,.0f} first-year "
-        f"budget and the {s.deadline_days:g}-day deadline{fit} {odds} "
+        f"Fastest of {n_feasible:,} feasible options within the {amount_text(s.budget_usd)} "
+        f"first-year budget and the {s.deadline_days:g}-day deadline{fit} {odds} "
         f"({best['time_to_result_days']:,.1f} days to a finished run at the median, lead time "
         "included)."
     )
@@ -422,7 +424,8 @@ def _memory_reason(best: pd.Series) -> str:
 
 def _budget_reason(s: Scenario, best: pd.Series) -> str:
     return (
-        f"First-year cost ${best['first_year_cost_usd']:,.0f} of the ${s.budget_usd:,.0f} budget; "
+        f"First-year cost {money_text(best['first_year_cost_usd'])} of the "
+        f"{amount_text(s.budget_usd)} budget; "
         f"${best['usd_per_million_tokens']:,.2f} per million training tokens."
     )
 

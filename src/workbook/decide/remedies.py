@@ -29,7 +29,15 @@ import numpy as np
 import pandas as pd
 
 from ..catalog import Catalog
-from ..text import MODE_PHRASE, days_text, kw_text, money_text, params_label, probability_text
+from ..text import (
+    MODE_PHRASE,
+    amount_text,
+    days_text,
+    kw_text,
+    money_text,
+    params_label,
+    probability_text,
+)
 from .allowed import ACQUISITIONS, MAX_GPUS
 from .evaluate import TieRule, best_index, evaluated, pick_inputs
 from .explain import option_phrase, price_note
@@ -182,7 +190,7 @@ def _changes(s: Scenario, o: pd.DataFrame, trial: _Trial) -> Iterator[tuple[str,
     if s.lead_time_tolerance_weeks is not None:
         yield from _least(s, trial, "lead_time_tolerance_weeks", _weeks, "accept a wait of")
     yield from _least(s, trial, "deadline_days", _days, "a deadline of")
-    yield from _least(s, trial, "budget_usd", _usd, "a budget of")
+    yield from _least(s, trial, "budget_usd", amount_text, "a budget of")
     if s.max_gpus < MAX_GPUS:
         yield from _fewest_gpus(s, trial)
     if s.confidence > 0.5:
@@ -223,13 +231,6 @@ def _days(v: float) -> str:
 
 def _weeks(v: float) -> str:
     return f"{v:g} weeks"
-
-
-def _usd(v: float) -> str:
-    """A budget as a sentence writes money (``$65.4M``) when that is the exact amount, as the
-    remedies' budgets are (found to three significant figures); a reader's own budget that is
-    not, to the dollar (``$123,456``)."""
-    return money_text(v) if float(f"{v:.3g}") == v else f"${v:,.0f}"
 
 
 def _gpus(v: float) -> str:
@@ -303,13 +304,13 @@ def _with_money(s: Scenario, trial: _Trial, first: tuple[str, dict] | None, toda
     """``first`` (found with money no object) and the smallest budget with it."""
     if first is None:
         return None
-    money = next(_least(s, trial, "budget_usd", _usd, "", first[1]), None)
+    money = next(_least(s, trial, "budget_usd", amount_text, "", first[1]), None)
     if money is None:
         return None
     change = first[0].split(" (today")[0]
     return (
-        f"{change} and a budget of {_usd(money[1]['budget_usd'])} (today {today} and "
-        f"{_usd(s.budget_usd)})",
+        f"{change} and a budget of {amount_text(money[1]['budget_usd'])} (today {today} and "
+        f"{amount_text(s.budget_usd)})",
         {**first[1], **money[1]},
     )
 
@@ -324,7 +325,7 @@ def _time_and_money(s: Scenario, trial: _Trial) -> tuple[str, dict] | None:
 def _money_and_time(s: Scenario, trial: _Trial) -> tuple[str, dict] | None:
     """The other end of the same trade: the smallest budget with time no object (the longest
     deadline a scenario takes), then the shortest deadline within that budget."""
-    money = next(_least(s, trial, "budget_usd", _usd, "a budget of", LONGEST), None)
+    money = next(_least(s, trial, "budget_usd", amount_text, "a budget of", LONGEST), None)
     if money is None:
         return None
     days = next(_least(s, trial, "deadline_days", _days, "", money[1]), None)
@@ -332,7 +333,8 @@ def _money_and_time(s: Scenario, trial: _Trial) -> tuple[str, dict] | None:
         return None
     b, d = money[1]["budget_usd"], days[1]["deadline_days"]
     return (
-        f"A budget of {_usd(b)} and a deadline of {_days(d)} (today {_usd(s.budget_usd)} and "
+        f"A budget of {amount_text(b)} and a deadline of {_days(d)} (today "
+        f"{amount_text(s.budget_usd)} and "
         f"{_days(s.deadline_days)})",
         {"budget_usd": b, "deadline_days": d},
     )

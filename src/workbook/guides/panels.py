@@ -31,7 +31,7 @@ from ..present.guide_charts import (
     rent_vs_buy_chart,
     step_breakdown_chart,
 )
-from ..text import days_text, money_text, params_label, runs_text
+from ..text import amount_text, days_text, money_text, params_label, runs_text
 from ..units import GIGA, MEGA, TERA
 from .memory_fit import memory_fit_table
 from .power import power_table
@@ -297,7 +297,7 @@ def _rent_vs_buy_view(cat: Catalog, v: dict) -> Rendered:
     even = table["breakeven_runs_per_year"].iloc[0]
     head = (
         f"{v['n_gpus']} x {v['accelerator']}, {runs_text(v['runs_per_year'])} a year; budget "
-        f"${v['budget_usd']:,.0f}, deadline {days_text(v['deadline_days'])}: "
+        f"{amount_text(v['budget_usd'])}, deadline {days_text(v['deadline_days'])}: "
         + _within(table, v["budget_usd"], v["deadline_days"])
     )
     return Rendered(

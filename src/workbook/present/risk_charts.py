@@ -12,9 +12,8 @@ import altair as alt
 import pandas as pd
 
 from ..decide import Recommendation, monte_carlo_draws, option_bands
-from ..text import option_labels
+from ..text import amount_text, option_labels
 from .chart_style import OTHER_COLOUR, PICK_COLOUR, RISK_ROW_PX, WIDTH
-from .format import usd_short
 
 
 def risk_data(rec: Recommendation) -> pd.DataFrame:
@@ -83,10 +82,10 @@ def risk_cost_chart(rec: Recommendation) -> alt.Chart:
     b = rec.scenario.budget_usd
     title = alt.TitleParams(
         "First-year cost, p10 - p50 - p90",
-        subtitle=f"dashed: the {usd_short(b)} budget; red: the pick",
+        subtitle=f"dashed: the {amount_text(b)} budget; red: the pick",
     )
     return _range_bars(
-        d, "first_year_usd", "first-year cost (USD)", "$,.3s", b, f"budget: {usd_short(b)}"
+        d, "first_year_usd", "first-year cost (USD)", "$,.3s", b, f"budget: {amount_text(b)}"
     ).properties(title=title)
 
 

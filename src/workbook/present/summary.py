@@ -30,6 +30,7 @@ from ..text import (
     CAVEATS_TITLE,
     MODE_AFTER_NAME,
     MODE_PHRASE,
+    amount_text,
     co2e_text,
     days_text,
     duration_text,
@@ -112,7 +113,7 @@ def workload_line(s: Scenario) -> str:
         f"The job: {s.workload} of {params_label(s.n_params)} parameters{active} on "
         f"{params_label(s.tokens)} tokens, {runs_text(s.runs_per_year)} a year; deadline "
         f"{days_text(s.deadline_days)} from the decision; first-year budget "
-        f"{usd_short(s.budget_usd)}; site power {s.site_power_kw:,.0f} kW, {s.cooling} cooling."
+        f"{amount_text(s.budget_usd)}; site power {s.site_power_kw:,.0f} kW, {s.cooling} cooling."
     )
 
 
@@ -173,7 +174,7 @@ def _owned_money(s: Scenario, rec: Recommendation) -> list[tuple[str, str, str]]
             "First-year cost",
             usd_short(top.first_year_cost_usd),
             f"cash out in year one: capex + first-year opex; the budget is "
-            f"{usd_short(s.budget_usd)}",
+            f"{amount_text(s.budget_usd)}",
         ),
         (
             "Cost per year",
@@ -209,7 +210,8 @@ def _rented_money(s: Scenario, rec: Recommendation) -> list[tuple[str, str, str]
         (
             "First-year cost",
             usd_short(top.first_year_cost_usd),
-            f"the same as the cost per year when renting; the budget is {usd_short(s.budget_usd)}",
+            "the same as the cost per year when renting; the budget is "
+            f"{amount_text(s.budget_usd)}",
         ),
     ]
 

@@ -21,6 +21,7 @@ from ...decide import (
 )
 from ...text import (
     CAVEATS_TITLE,
+    amount_text,
     keep_together,
     probability_text,
     runs_text,
@@ -49,7 +50,7 @@ def risk_line_html(rec: Recommendation) -> str:
         f"<b>{probability_text(r['p_deadline'])}</b> chance of a finished run by day "
         f"{s.deadline_days:,.0f} (p10-p90 days {r['days_p10']:,.0f}-{r['days_p90']:,.0f})",
         f"<b>{probability_text(r['p_budget'])}</b> chance the first year stays within "
-        f"{usd_short(s.budget_usd)} (p10-p90 {usd_short(r['first_year_usd_p10'])}-"
+        f"{amount_text(s.budget_usd)} (p10-p90 {usd_short(r['first_year_usd_p10'])}-"
         f"{usd_short(r['first_year_usd_p90'])})",
     ]
     if s.runs_per_year > 1:
