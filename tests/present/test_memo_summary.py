@@ -11,7 +11,7 @@ import pytest
 
 from workbook.decide import presets, recommend
 from workbook.present import summary as sm
-from workbook.text import days_text
+from workbook.text import days_text, money_text
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +87,11 @@ def test_risks_say_when_no_single_assumption_flips_the_pick():
     items = sm.risks(rec)
     big = rec.sensitivity.iloc[0]
     assert items[0].startswith("No single assumption over its stated range changes the pick.")
-    assert f"The largest swing: {big['assumption']}, " in items[0]
+    cheap, dear = sorted((big["cost_per_run_at_low"], big["cost_per_run_at_high"]))
+    assert (
+        f"The largest swing: {big['assumption']}, {money_text(cheap)} to {money_text(dear)} "
+        "per run." in items[0]
+    )
     assert len(items) == 2 and items[1].startswith("When the assumptions move at once")
 
 
@@ -214,3 +218,15 @@ def test_the_monte_carlo_risk_sums_the_picks_part_and_names_a_count_that_wins_mo
     near = mc.assign(share=[0.002, 0.996, 0.001, 0.001])
     text = sm.risks(dataclasses.replace(rec, monte_carlo=near))[-1]
     assert "the pick wins over 99% of the draws" in text and "(0.1%)" in text
+
+
+def test_a_flips_cost_range_is_written_cheapest_first():
+    """enterprise's memo read "today's pick costs $114M to $38.1M per run": the runs-per-year
+    row's low end (fewer runs share the year's reservation) costs more than its high end. The
+    range is written cheapest first."""
+    rec = recommend(presets["enterprise-frontier-pretraining"])
+    row = rec.sensitivity.set_index("parameter").loc["runs_factor"]
+    assert row["flips"] and row["cost_per_run_at_low"] > row["cost_per_run_at_high"]
+    cheap, dear = money_text(row["cost_per_run_at_high"]), money_text(row["cost_per_run_at_low"])
+    line = next(x for x in sm.risks(rec) if x.startswith(row["assumption"]))
+    assert f"today's pick costs {cheap} to {dear} per run" in line

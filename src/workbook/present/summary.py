@@ -324,7 +324,9 @@ def risks(rec: Recommendation) -> list[str]:
     flips = t[t["flips"]].head(MAX_RISKS)
     for _, row in flips.iterrows():
         new = option_words(rec, str(row["flips_at"]).split(": ", 1)[-1])
-        lo, hi = row["cost_per_run_at_low"], row["cost_per_run_at_high"]
+        # Cheapest first: "costs $114M to $38.1M" (runs per year at its low end, then its high)
+        # read as a range written backwards.
+        lo, hi = sorted((row["cost_per_run_at_low"], row["cost_per_run_at_high"]))
         cost = (
             f"over the range tested, today's pick costs {money_text(lo)} to {money_text(hi)} "
             "per run"
@@ -337,10 +339,10 @@ def risks(rec: Recommendation) -> list[str]:
         )
     if flips.empty:
         big = t.iloc[0]
+        cheap, dear = sorted((big["cost_per_run_at_low"], big["cost_per_run_at_high"]))
         out.append(
             "No single assumption over its stated range changes the pick. The largest swing: "
-            f"{big['assumption']}, {money_text(big['cost_per_run_at_low'])} to "
-            f"{money_text(big['cost_per_run_at_high'])} per run."
+            f"{big['assumption']}, {money_text(cheap)} to {money_text(dear)} per run."
         )
     out += _monte_carlo_risk(rec)
     return out
