@@ -5,6 +5,7 @@ import pytest
 from decide_cases import BASE
 
 from workbook import Scenario, presets, recommend
+from workbook.decide import option_row
 from workbook.text import money_text
 
 #: The shared five-person team with no platform engineer (decide_cases.BASE) on a 7B model that
@@ -101,3 +102,29 @@ def test_a_zero_budget_gets_the_smallest_budget_that_works():
     assert 1_000 <= b < 10_000 and money.change == f"A budget of ${b:,.0f} (today $0)"
     assert _pick(s.replace(budget_usd=b)) is not None
     assert _pick(s.replace(budget_usd=b - 10)) is None
+
+
+def test_a_remedy_gives_the_odds_it_was_found_for():
+    """70B on 2T tokens in 60 days for $2M, fastest within the budget: nothing is feasible, and
+    one remedy is to accept lower odds. It read "accept 69% odds on the deadline and budget
+    (today 80%), and the pick is ... (by day 60 with 98 % probability)": the budget's odds,
+    which needed the change, were not said. Its outcome gives them as the headline does."""
+    s = Scenario(
+        n_params=70e9,
+        n_tokens=2e12,
+        deadline_days=60,
+        budget_usd=2e6,
+        site_power_kw=200,
+        objective="fastest-within-budget",
+    )
+    rec = recommend(s, sensitivity=False)
+    odds = next(r for r in rec.remedies if r.change.startswith("Accept "))
+    changed = recommend(s.replace(**odds.update), sensitivity=False, with_remedies=False)
+    top = option_row(
+        changed.options, changed.top.accelerator, changed.top.n_gpus, changed.top.acquisition
+    )
+    assert odds.update["confidence"] <= top["p_budget"] < 0.8
+    assert (
+        f"(finishes by day 60 with {top['p_deadline'] * 100:.0f} % probability, within the "
+        f"budget with {top['p_budget'] * 100:.0f} %)" in odds.outcome
+    )
