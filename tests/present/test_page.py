@@ -408,3 +408,17 @@ def test_robustness_without_a_monte_carlo_says_no_share(cat):
     page = robustness_html(rec, cat, "trust")
     assert "How robust is the pick?" in page and "Monte Carlo" not in page
     assert "per GPU-hour" in page  # the tornado is there
+
+
+def test_the_odds_line_writes_the_first_years_band_as_the_headline_writes_money():
+    """series-a's odds line read "within $250,000 (p10-p90 $23,568-$24,269)" under a headline
+    that writes "$9,420 a year": the band is an estimate, in three figures; the budget is the
+    reader's, as typed."""
+    from workbook.present.app.evidence import option_bands
+    from workbook.text import money_text
+
+    app = WorkbookApp("series-a-healthcare-17b-lora")
+    b = option_bands(app.rec, n=1).iloc[0]
+    lo, hi = money_text(b["first_year_usd_p10"]), money_text(b["first_year_usd_p90"])
+    assert keep_together(f"within $250,000 (p10-p90 {lo}-{hi})") in app.risk_line.value
+    assert lo.endswith("00")  # $23,600: three figures, not $23,568

@@ -23,12 +23,13 @@ from ...text import (
     CAVEATS_TITLE,
     amount_text,
     keep_together,
+    money_text,
     probability_text,
     runs_text,
     snapshot_line,
 )
 from ..breakdown import bill_frame
-from ..format import escape, html_table, usd_short
+from ..format import escape, html_table
 from ..memo import tornado_table
 from ..summary import monte_carlo_shares_text
 
@@ -50,8 +51,8 @@ def risk_line_html(rec: Recommendation) -> str:
         f"<b>{probability_text(r['p_deadline'])}</b> chance of a finished run by day "
         f"{s.deadline_days:,.0f} (p10-p90 days {r['days_p10']:,.0f}-{r['days_p90']:,.0f})",
         f"<b>{probability_text(r['p_budget'])}</b> chance the first year stays within "
-        f"{amount_text(s.budget_usd)} (p10-p90 {usd_short(r['first_year_usd_p10'])}-"
-        f"{usd_short(r['first_year_usd_p90'])})",
+        f"{amount_text(s.budget_usd)} (p10-p90 {money_text(r['first_year_usd_p10'])}-"
+        f"{money_text(r['first_year_usd_p90'])})",
     ]
     if s.runs_per_year > 1:
         parts.append(
