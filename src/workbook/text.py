@@ -167,9 +167,19 @@ def runs_text(n: float) -> str:
     return f"{n:g} run" + ("" if n == 1 else "s")
 
 
+def _three_figures(x: float) -> float:
+    """``x`` rounded to three significant figures (``42,345`` -> ``42,300``)."""
+    return float(f"{x:.3g}")
+
+
 def _sig3(x: float) -> str:
     """Three significant figures with thousands separators (``42,300``, ``4.23``, ``0.0423``)."""
-    return f"{float(f'{x:.3g}'):,.{max(0, 2 - int(f'{abs(x):e}'.split('e')[1]))}f}" if x else "0"
+    return f"{_three_figures(x):,.{max(0, 2 - int(f'{abs(x):e}'.split('e')[1]))}f}" if x else "0"
+
+
+def _dollars(v: float) -> str:
+    """Whole dollars with their sign: ``$1,234``, ``-$5``."""
+    return f"{'-' if v < 0 else ''}${abs(v):,.0f}"
 
 
 def money_text(usd: float) -> str:
@@ -182,11 +192,10 @@ def money_text(usd: float) -> str:
         return "n/a"
     if math.isinf(v):
         return "∞" if v > 0 else "-∞"
-    sign, a = ("-" if v < 0 else ""), abs(v)
-    if a < KILO:
-        return f"{sign}${a:,.0f}"
+    if abs(v) < KILO:
+        return _dollars(v)
     # Round first: $999,600 is $1.00M, not $1,000,000.
-    a = float(f"{a:.3g}")
+    sign, a = ("-" if v < 0 else ""), _three_figures(abs(v))
     for div, unit in ((GIGA, "B"), (MEGA, "M")):
         if a >= div:
             return f"{sign}${_sig3(a / div)}{unit}"
@@ -198,8 +207,8 @@ def amount_text(usd: float) -> str:
     when that is the exact amount, without trailing zeros (``$3M``, ``$400M``, ``$65.4M``,
     ``$502,000``), else to the dollar (``$123,456``, ``$1,234,567``)."""
     v = float(usd)
-    if math.isfinite(v) and float(f"{v:.3g}") != v:
-        return f"{'-' if v < 0 else ''}${abs(v):,.0f}"
+    if math.isfinite(v) and _three_figures(v) != v:
+        return _dollars(v)
     text = money_text(v)
     head, unit = text[:-1], text[-1:]
     if unit in ("M", "B") and "." in head:

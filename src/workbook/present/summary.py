@@ -324,13 +324,10 @@ def risks(rec: Recommendation) -> list[str]:
     flips = t[t["flips"]].head(MAX_RISKS)
     for _, row in flips.iterrows():
         new = option_words(rec, str(row["flips_at"]).split(": ", 1)[-1])
-        # Cheapest first: "costs $114M to $38.1M" (runs per year at its low end, then its high)
-        # read as a range written backwards.
-        lo, hi = sorted((row["cost_per_run_at_low"], row["cost_per_run_at_high"]))
+        lo, hi = _cost_range(row)
         cost = (
-            f"over the range tested, today's pick costs {money_text(lo)} to {money_text(hi)} "
-            "per run"
-            if money_text(lo) != money_text(hi)
+            f"over the range tested, today's pick costs {lo} to {hi} per run"
+            if lo != hi
             else "today's pick's cost per run does not move with it"
         )
         out.append(
@@ -339,13 +336,20 @@ def risks(rec: Recommendation) -> list[str]:
         )
     if flips.empty:
         big = t.iloc[0]
-        cheap, dear = sorted((big["cost_per_run_at_low"], big["cost_per_run_at_high"]))
+        cheap, dear = _cost_range(big)
         out.append(
             "No single assumption over its stated range changes the pick. The largest swing: "
-            f"{big['assumption']}, {money_text(cheap)} to {money_text(dear)} per run."
+            f"{big['assumption']}, {cheap} to {dear} per run."
         )
     out += _monte_carlo_risk(rec)
     return out
+
+
+def _cost_range(row) -> tuple[str, str]:
+    """The pick's cost per run at the two ends of a tornado row, cheapest first: "costs $114M to
+    $38.1M" (runs per year at its low end, then its high) read as a range written backwards."""
+    lo, hi = sorted((row["cost_per_run_at_low"], row["cost_per_run_at_high"]))
+    return money_text(lo), money_text(hi)
 
 
 def _monte_carlo_risk(rec: Recommendation) -> list[str]:
