@@ -128,3 +128,77 @@ def test_a_remedy_gives_the_odds_it_was_found_for():
         f"(finishes by day 60 with {top['p_deadline'] * 100:.0f} % probability, within the "
         f"budget with {top['p_budget'] * 100:.0f} %)" in odds.outcome
     )
+
+
+#: 70B on 2T tokens in 60 days for $2M, a five-person team with no platform engineer. The
+#: remedies were told in the order tried, so the headline read "2 platform engineers, and the pick
+#: is ... AMD Instinct MI355X ... at an estimated price. Or: a team with ROCm experience" (the same
+#: pick), and a budget 15 % up for B200 at a published price came fourth.
+NO_PLATFORM_TEAM = dict(
+    n_params=70e9,
+    n_tokens=2e12,
+    deadline_days=60,
+    budget_usd=2e6,
+    site_power_kw=2000,
+    team_size=5,
+    platform_engineers=0,
+)
+
+
+@pytest.fixture(scope="module")
+def no_platform_team():
+    return recommend(Scenario(**NO_PLATFORM_TEAM), sensitivity=False)
+
+
+def test_remedies_to_a_checkable_price_come_first(no_platform_team):
+    """Every remedy whose pick has a published price comes before any whose pick rests on an
+    estimate, and among time and money the smaller move comes first."""
+    rs = no_platform_team.remedies
+    sourced = [r.price_sourced for r in rs]
+    assert True in sourced and False in sourced
+    assert sourced == sorted(sourced, reverse=True)
+    for r in rs:
+        assert r.outcome.endswith("at an estimated price") != r.price_sourced, r.change
+    # A budget of $2.3M is 15 % over $2M (ln 1.15 = 0.14); a deadline of 278 days is 4.6 times
+    # 60 days (ln 4.6 = 1.5): the budget is told first.
+    kinds = [next(iter(r.update)) for r in rs if len(r.update) == 1]
+    assert kinds.index("budget_usd") < kinds.index("deadline_days")
+    money = rs[kinds.index("budget_usd")]
+    assert money is rs[0] and money.update["budget_usd"] < 1.25 * 2e6
+    days = rs[kinds.index("deadline_days")].update["deadline_days"]
+    assert days > 1.25 * 60
+
+
+def test_the_headline_names_a_second_accelerator_when_a_remedy_leads_to_one(no_platform_team):
+    """The headline names two remedies: the first, and the next to another accelerator (the
+    platform engineers, for AMD), not a second way to the first remedy's B200."""
+    rs, head = no_platform_team.remedies, no_platform_team.headline
+    first, second = rs[0], next(r for r in rs if r.part != rs[0].part)
+    assert rs.index(second) > 1  # the order alone would name B200 twice
+    assert "NVIDIA B200" in first.part and "AMD" in second.part
+    lead, _, rest = head.partition(" Or: ")
+    assert "Change one thing and it is feasible: " + first.sentence[:1].lower() in lead
+    assert rest == second.sentence[:1].lower() + second.sentence[1:]
+
+
+def test_both_ends_of_a_trade_that_meet_are_told_once():
+    """70B on 1T tokens, H100 only, bought new or used, in 90 days for $3M: the shortest deadline
+    with money no object and then its budget, and the smallest budget with time no object and
+    then its deadline, both come to 179 days and $5.61M. They were told twice, once in each
+    order; one of them is told now."""
+    s = Scenario(
+        **dict(
+            BASE,
+            n_tokens=1e12,
+            deadline_days=90,
+            budget_usd=3e6,
+            accelerators=["h100-sxm"],
+            acquisition_modes=["buy-new", "buy-used"],
+            site_power_kw=800,
+            platform_engineers=1,
+        )
+    )
+    rs = recommend(s, sensitivity=False).remedies
+    pairs = [r for r in rs if set(r.update) == {"deadline_days", "budget_usd"}]
+    assert len(pairs) == 1
+    assert pairs[0].update == {"deadline_days": 179.0, "budget_usd": 5_610_000.0}

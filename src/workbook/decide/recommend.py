@@ -67,7 +67,7 @@ from .headroom import (
 )
 from .option_record import Option
 from .options import build_options, option_sweep
-from .remedies import HEADLINE_REMEDIES, Remedy, remedies, remedies_text, remedy_reason
+from .remedies import Remedy, headline_remedies, remedies, remedies_text, remedy_reason
 from .scenario import Scenario
 
 
@@ -152,9 +152,9 @@ class Recommendation:
     @property
     def headline(self) -> str:
         """The pick in one sentence, or why nothing is feasible and the first
-        :data:`HEADLINE_REMEDIES` changes that would make it so (:attr:`remedies`)."""
+        changes that would make it so (:func:`workbook.decide.remedies.headline_remedies`)."""
         if self.top is None:
-            return self._infeasible_line() + remedies_text(self.remedies[:HEADLINE_REMEDIES])
+            return self._infeasible_line() + remedies_text(headline_remedies(self.remedies))
         return self.top.sentence
 
     def _infeasible_line(self) -> str:
