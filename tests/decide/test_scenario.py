@@ -60,6 +60,17 @@ def test_scenario_round_trips_yaml_and_json(tmp_path):
         ("colour", "red", r"colour='red': is not a scenario field"),
         ("time_factor", 0, r"time_factor=0: allowed: a value greater than or equal to 0.25"),
         ("time_factor", 11, r"time_factor=11: allowed: a value less than or equal to 10"),
+        # A list or a yes/no of the wrong kind read "allowed: a value a valid list".
+        (
+            "acquisition_modes",
+            "buy-new",
+            r"acquisition_modes='buy-new': is not a list; allowed: a list$",
+        ),
+        (
+            "rocm_experience",
+            "maybe",
+            r"rocm_experience='maybe': is not true or false; allowed: true or false$",
+        ),
     ],
 )
 def test_bad_fields_raise_a_valueerror_naming_field_and_value(field, value, match):

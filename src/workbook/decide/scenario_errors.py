@@ -24,6 +24,9 @@ _WRONG_KIND = {
     "int_parsing": ("is not a whole number", "a whole number"),
     "int_type": ("is not a whole number", "a whole number"),
     "string_type": ("is not text", "text"),
+    "bool_parsing": ("is not true or false", "true or false"),
+    "bool_type": ("is not true or false", "true or false"),
+    "list_type": ("is not a list", "a list"),
 }
 
 
