@@ -6,6 +6,7 @@ from decide_cases import BASE
 
 from workbook import Scenario, presets, recommend
 from workbook.decide import option_row
+from workbook.decide.allowed import ACQUISITIONS
 from workbook.text import money_text
 
 #: The shared five-person team with no platform engineer (decide_cases.BASE) on a 7B model that
@@ -202,3 +203,25 @@ def test_both_ends_of_a_trade_that_meet_are_told_once():
     pairs = [r for r in rs if set(r.update) == {"deadline_days", "budget_usd"}]
     assert len(pairs) == 1
     assert pairs[0].update == {"deadline_days": 179.0, "budget_usd": 5_610_000.0}
+
+
+def test_a_lever_that_needs_money_too_is_told_with_the_budget_it_needs():
+    """The five buyers with $100,000 for four runs a year: no single change works (renting
+    within $100,000 is not enough, and a larger budget cannot buy a cluster without a platform
+    engineer), nor deadline and budget together. The reader was told nothing to change. Now each
+    lever comes with the smallest budget it needs: renting with the budget whose unit less
+    ($1,000, its third significant figure) is not enough."""
+    s = Scenario(**dict(FIVE_BUYERS, budget_usd=100_000))
+    rec = recommend(s, sensitivity=False)
+    assert rec.top is None and rec.remedies
+    assert _pick(s.replace(acquisition_modes=list(ACQUISITIONS))) is None
+    assert _pick(s.replace(budget_usd=1e11)) is None
+    first = rec.remedies[0]
+    assert set(first.update) == {"acquisition_modes", "budget_usd"}
+    budget = first.update["budget_usd"]
+    assert first.change == (
+        f"Allow every way to pay (today: buy new) and a budget of ${budget:,.0f} (today $100,000)"
+    )
+    assert _pick(s.replace(**first.update)) is not None
+    assert _pick(s.replace(**dict(first.update, budget_usd=budget - 1_000))) is None
+    assert "Change two things and it is feasible: allow every way to pay" in rec.headline

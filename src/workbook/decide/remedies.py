@@ -12,7 +12,10 @@ change, alone, and says what the engine would then pick:
 - the site: the site power the new pick needs;
 - the numbers: the shortest deadline, the smallest budget, the lowest confidence (down to even
   odds), the largest cluster and the fewest training tokens that make something feasible, each
-  found by bisection between the scenario's value and the first of :data:`STEPS` that works.
+  found by bisection between the scenario's value and the first step that works
+  (:func:`workbook.decide.remedy_search.least`);
+- when none of these works alone, and no deadline and budget together: each change that is not
+  a number with the smallest budget, and with the shortest deadline, that it needs.
 
 Each change is evaluated as the engine evaluates any scenario (the same sweep, constraints and
 :func:`workbook.decide.best_index`), so the option named is the one the reader gets after making
@@ -30,7 +33,7 @@ ROCm experience" for the same pick; a budget of $2.3M for B200 at published pric
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,23 +49,9 @@ from ..text import (
     params_label,
 )
 from .allowed import ACQUISITIONS, MAX_GPUS
-from .evaluate import TieRule, best_index, evaluated, pick_inputs
 from .explain import deadline_odds_text, option_phrase, price_note
-from .options import build_options, option_sweep
+from .remedy_search import Trial, feasible, largest, least
 from .scenario import Scenario
-
-#: Multipliers of a number the reader can move, tried in order until one makes something
-#: feasible; the value reported is then bisected between that step and the one before [x].
-STEPS = (1.25, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0, 1000.0)
-#: Most bisection steps between a step that fails and the next that works; they stop once one
-#: unit of the field (a day, a budget's third significant figure) separates the two.
-BISECTIONS = 40
-#: The scenario fields whose change leaves every static constraint as it was: their options are
-#: re-evaluated, not rebuilt.
-MOVING_FIELDS = frozenset({"deadline_days", "budget_usd", "confidence"})
-#: The scenario fields the sweep reads (:func:`workbook.decide.sweep`: the parts, the counts, the
-#: model): a change of one is swept again.
-SWEPT_FIELDS = frozenset({"n_tokens", "accelerators", "max_gpus"})
 
 
 @dataclass
@@ -84,36 +73,6 @@ class Remedy:
         """``Allow every way to pay (today: buy new), and the pick is rent ..., $167,673 per
         run.``"""
         return f"{self.change}, and the pick is {self.outcome}."
-
-
-class _Trial:
-    """Evaluations of changed scenarios, sharing the base scenario's sweep where they can."""
-
-    def __init__(self, s: Scenario, cat: Catalog):
-        self.s, self.cat, self.rule = s, cat, TieRule.from_catalog(cat)
-        self._est = option_sweep(s, cat)
-        self._built = {(): build_options(s, self._est, cat)}
-
-    def options(self, update: dict) -> tuple[Scenario, pd.DataFrame]:
-        """The changed scenario and its evaluated options. The static part of an update (any
-        field but :data:`MOVING_FIELDS`) is built once per distinct value and kept."""
-        s2 = self.s.replace(**update)
-        static = {k: v for k, v in update.items() if k not in MOVING_FIELDS}
-        key = tuple(sorted((k, repr(v)) for k, v in static.items()))
-        if key not in self._built:
-            est = self._est
-            if set(static) & SWEPT_FIELDS:
-                est = option_sweep(s2, self.cat)
-            self._built[key] = build_options(s2, est, self.cat)
-        return s2, evaluated(s2, self._built[key])
-
-    def pick(self, update: dict) -> tuple[Scenario, pd.Series] | None:
-        """The option the engine picks after ``update``, or None when nothing is feasible."""
-        s2, o = self.options(update)
-        if not o["feasible"].any():
-            return None
-        pos = int(best_index(s2, o, pick_inputs(o), self.rule)[0])
-        return (s2, o.iloc[pos]) if pos >= 0 else None
 
 
 #: The kind of change a scenario field makes, in the order the remedies are told
@@ -173,7 +132,7 @@ def remedies(s: Scenario, cat: Catalog, o: pd.DataFrame) -> list[Remedy]:
     size alone does, the pairs: the shortest deadline with money no object and then the smallest
     budget at it, the smallest budget with time no object and then the shortest deadline within
     it, and the smallest cluster with its budget."""
-    trial = _Trial(s, cat)
+    trial = Trial(s, cat)
     out = []
     for change, update in _changes(s, o, trial):
         got = trial.pick(update)
@@ -190,6 +149,11 @@ def remedies(s: Scenario, cat: Catalog, o: pd.DataFrame) -> list[Remedy]:
             # Both ends of the time-and-money trade may meet at the same deadline and budget.
             if got is not None and all(r.update != pair[1] for r in out):
                 out.append(_remedy(*pair, *got))
+    if not out:
+        for change, update in _lever_and_number(s, o, trial):
+            got = trial.pick(update)
+            if got is not None and all(r.update != update for r in out):
+                out.append(_remedy(change, update, *got))
     return _order(s, out)
 
 
@@ -233,9 +197,27 @@ def _outcome(s2: Scenario, r: pd.Series) -> str:
     )
 
 
-def _changes(s: Scenario, o: pd.DataFrame, trial: _Trial) -> Iterator[tuple[str, dict]]:
-    """(change in words, scenario update) for every lever that may matter, in the order a reader
-    weighs them: the scenario's own restrictions, the team, the site, then the numbers."""
+def _changes(s: Scenario, o: pd.DataFrame, trial: Trial) -> Iterator[tuple[str, dict]]:
+    """(change in words, scenario update) for every lever that may matter: the scenario's own
+    restrictions, the team and the site (:func:`_levers`), then the numbers."""
+    yield from _levers(s, o, trial)
+    if s.lead_time_tolerance_weeks is not None:
+        yield from least(s, trial, "lead_time_tolerance_weeks", _weeks, "accept a wait of")
+    yield from least(s, trial, "deadline_days", _days, "a deadline of")
+    yield from least(s, trial, "budget_usd", amount_text, "a budget of")
+    if s.max_gpus < MAX_GPUS:
+        yield from _fewest_gpus(s, trial)
+    if s.confidence > 0.5:
+        yield from _confidence(s, trial)
+    yield from _fewer_tokens(s, trial)
+
+
+def _levers(
+    s: Scenario, o: pd.DataFrame, trial: Trial, base: dict | None = None
+) -> Iterator[tuple[str, dict]]:
+    """The changes that are not a number: the scenario's restrictions lifted, the fewest platform
+    engineers and the site power that work (with ``base`` changed too), ROCm experience."""
+    base = base or {}
     fails = {c: bool((o[f"why_{c}"] != "").any()) for c in ("team", "site_power", "cooling")}
     if set(s.acquisition_modes) != set(ACQUISITIONS):
         today = ", ".join(MODE_PHRASE[m] for m in s.acquisition_modes)
@@ -251,41 +233,50 @@ def _changes(s: Scenario, o: pd.DataFrame, trial: _Trial) -> Iterator[tuple[str,
     if fails["cooling"] and s.cooling == "air" and not s.allow_liquid_retrofit:
         yield "Allow a liquid-cooling retrofit of the racks", {"allow_liquid_retrofit": True}
     if fails["team"]:
-        yield from _engineers(s, trial)
+        yield from _engineers(s, trial, base)
         if not s.rocm_experience:
             yield "A team with ROCm experience", {"rocm_experience": True}
     if fails["site_power"]:
-        yield from _site_power(s, trial)
-    if s.lead_time_tolerance_weeks is not None:
-        yield from _least(s, trial, "lead_time_tolerance_weeks", _weeks, "accept a wait of")
-    yield from _least(s, trial, "deadline_days", _days, "a deadline of")
-    yield from _least(s, trial, "budget_usd", amount_text, "a budget of")
-    if s.max_gpus < MAX_GPUS:
-        yield from _fewest_gpus(s, trial)
-    if s.confidence > 0.5:
-        yield from _confidence(s, trial)
-    yield from _fewer_tokens(s, trial)
+        yield from _site_power(s, trial, base)
 
 
-def _engineers(s: Scenario, trial: _Trial) -> Iterator[tuple[str, dict]]:
-    """The fewest platform engineers that work: one more than today, two, four, eight, then the
-    whole team."""
+def _lever_and_number(s: Scenario, o: pd.DataFrame, trial: Trial) -> Iterator[tuple[str, dict]]:
+    """Each lever of :func:`_levers` with the smallest budget at today's deadline, and with the
+    shortest deadline within today's budget: a five-person team allowed only to buy, with
+    $100,000 for four runs a year, can neither rent for $100,000 nor buy without a platform
+    engineer."""
+    for field, fmt, words in (
+        ("budget_usd", amount_text, "a budget of"),
+        ("deadline_days", _days, "a deadline of"),
+    ):
+        for change, lift in _levers(s, o, trial, {field: largest(field)}):
+            got = next(least(s, trial, field, fmt, words, lift), None)
+            if got is not None:
+                yield f"{change} and {_lower_first(got[0])}", {**lift, **got[1]}
+
+
+def _engineers(s: Scenario, trial: Trial, base: dict | None = None) -> Iterator[tuple[str, dict]]:
+    """The fewest platform engineers that work (with ``base`` changed too): one more than today,
+    two, four, eight, then the whole team."""
+    base = base or {}
     today = s.platform_engineers
     most = max(s.team_size, today + 1)
     for need in sorted({min(today + k, most) for k in (1, 2, 4, 8)} | {most}):
-        if trial.pick({"platform_engineers": need}) is not None:
+        if trial.pick({**base, "platform_engineers": need}) is not None:
             word = "engineer" if need == 1 else "engineers"
             yield f"{need} platform {word} (today {today})", {"platform_engineers": need}
             return
 
 
-def _site_power(s: Scenario, trial: _Trial) -> Iterator[tuple[str, dict]]:
-    """The site power the pick needs when power does not limit it (its ``facility_kw``)."""
-    got = trial.pick({"site_power_kw": 1e7})
+def _site_power(s: Scenario, trial: Trial, base: dict | None = None) -> Iterator[tuple[str, dict]]:
+    """The site power the pick needs when power does not limit it (its ``facility_kw``), with
+    ``base`` changed too."""
+    base = base or {}
+    got = trial.pick({**base, "site_power_kw": 1e7})
     if got is None:
         return
     kw = float(math.ceil(got[1]["facility_kw"]))
-    if trial.pick({"site_power_kw": kw}) is None:
+    if trial.pick({**base, "site_power_kw": kw}) is None:
         return
     yield (
         f"{kw_text(kw)} of site power (today {kw_text(s.site_power_kw)})",
@@ -306,74 +297,29 @@ def _gpus(v: float) -> str:
     return f"{v:,.0f} GPUs"
 
 
-def _least(
-    s: Scenario,
-    trial: _Trial,
-    field: str,
-    fmt: Callable[[float], str],
-    words: str,
-    base: dict | None = None,
-) -> Iterator[tuple[str, dict]]:
-    """The smallest value of ``field`` above the scenario's that makes something feasible (with
-    ``base`` changed too): the first of :data:`STEPS` that does (at most the largest value the
-    field takes, :func:`_largest`), then
-    halvings between it and the step before until one unit of the field apart (:data:`BISECTIONS`
-    at most), then the smallest value in that unit that is enough."""
-    base, cap = base or {}, _largest(field)
-    today = float(getattr(s, field))
-    lo, hi = today, None
-    # A zero budget has no multiple: powers of ten from $1,000 instead.
-    tries = [today * m for m in STEPS] if today > 0 else [10.0**k for k in range(3, 12)]
-    for v in tries:
-        v = min(v, cap)
-        if _feasible(trial, {**base, field: v}):
-            hi = v
-            break
-        lo = v
-        if v >= cap:
-            break
-    if hi is None:
-        return
-    for _ in range(BISECTIONS):  # until one unit of the field separates too little and enough
-        if hi - lo <= _unit(field, hi):
-            break
-        mid = _round_up(field, (lo + hi) / 2)
-        if mid >= hi:
-            break
-        lo, hi = (lo, mid) if _feasible(trial, {**base, field: mid}) else (mid, hi)
-    above = _unit_above(field, lo)  # the smallest value in the field's unit that may be enough
-    hi = above if above <= hi and _feasible(trial, {**base, field: above}) else _round_up(field, hi)
-    yield f"{words.capitalize()} {fmt(hi)} (today {fmt(today)})", {field: hi}
-
-
-def _fewest_gpus(s: Scenario, trial: _Trial, base: dict | None = None):
+def _fewest_gpus(s: Scenario, trial: Trial, base: dict | None = None):
     """The smallest cluster limit that makes something feasible (with ``base`` changed too): the
     fewest GPUs of a feasible option with no limit but the sweep's, checked at that limit."""
     base = base or {}
     _, o = trial.options({**base, "max_gpus": MAX_GPUS})
     n = o.loc[o["feasible"], "n_gpus"]
-    if n.empty or not _feasible(trial, {**base, "max_gpus": int(n.min())}):
+    if n.empty or not feasible(trial, {**base, "max_gpus": int(n.min())}):
         return
     least = int(n.min())
     yield f"Clusters up to {_gpus(least)} (today {_gpus(s.max_gpus)})", {"max_gpus": least}
 
 
-def _largest(field: str) -> float:
-    """The largest value :class:`Scenario` takes for ``field`` (its ``le`` constraint)."""
-    return float(next(c.le for c in Scenario.model_fields[field].metadata if hasattr(c, "le")))
-
-
 #: A budget that is no limit [USD] (Scenario's largest) and a deadline that is none (its
 #: longest, ten years).
-NO_BUDGET, LONGEST_DEADLINE = _largest("budget_usd"), _largest("deadline_days")
+NO_BUDGET, LONGEST_DEADLINE = largest("budget_usd"), largest("deadline_days")
 LONGEST = {"deadline_days": LONGEST_DEADLINE}
 
 
-def _with_money(s: Scenario, trial: _Trial, first: tuple[str, dict] | None, today: str):
+def _with_money(s: Scenario, trial: Trial, first: tuple[str, dict] | None, today: str):
     """``first`` (found with money no object) and the smallest budget with it."""
     if first is None:
         return None
-    money = next(_least(s, trial, "budget_usd", amount_text, "", first[1]), None)
+    money = next(least(s, trial, "budget_usd", amount_text, "", first[1]), None)
     if money is None:
         return None
     change = first[0].split(" (today")[0]
@@ -384,20 +330,20 @@ def _with_money(s: Scenario, trial: _Trial, first: tuple[str, dict] | None, toda
     )
 
 
-def _time_and_money(s: Scenario, trial: _Trial) -> tuple[str, dict] | None:
+def _time_and_money(s: Scenario, trial: Trial) -> tuple[str, dict] | None:
     """The shortest deadline with money no object, then the smallest budget at that deadline."""
     free = {"budget_usd": NO_BUDGET}
-    days = next(_least(s, trial, "deadline_days", _days, "a deadline of", free), None)
+    days = next(least(s, trial, "deadline_days", _days, "a deadline of", free), None)
     return _with_money(s, trial, days, _days(s.deadline_days))
 
 
-def _money_and_time(s: Scenario, trial: _Trial) -> tuple[str, dict] | None:
+def _money_and_time(s: Scenario, trial: Trial) -> tuple[str, dict] | None:
     """The other end of the same trade: the smallest budget with time no object (the longest
     deadline a scenario takes), then the shortest deadline within that budget."""
-    money = next(_least(s, trial, "budget_usd", amount_text, "a budget of", LONGEST), None)
+    money = next(least(s, trial, "budget_usd", amount_text, "a budget of", LONGEST), None)
     if money is None:
         return None
-    days = next(_least(s, trial, "deadline_days", _days, "", money[1]), None)
+    days = next(least(s, trial, "deadline_days", _days, "", money[1]), None)
     if days is None:
         return None
     b, d = money[1]["budget_usd"], days[1]["deadline_days"]
@@ -409,7 +355,7 @@ def _money_and_time(s: Scenario, trial: _Trial) -> tuple[str, dict] | None:
     )
 
 
-def _size_and_money(s: Scenario, trial: _Trial) -> tuple[str, dict] | None:
+def _size_and_money(s: Scenario, trial: Trial) -> tuple[str, dict] | None:
     """The smallest cluster limit with money no object, then the smallest budget with it."""
     if s.max_gpus >= MAX_GPUS:
         return None
@@ -417,36 +363,12 @@ def _size_and_money(s: Scenario, trial: _Trial) -> tuple[str, dict] | None:
     return _with_money(s, trial, gpus, _gpus(s.max_gpus))
 
 
-def _feasible(trial: _Trial, update: dict) -> bool:
-    return bool(trial.options(update)[1]["feasible"].any())
-
-
-def _round_up(field: str, v: float) -> float:
-    """``v`` rounded up to the field's unit (:func:`_unit`)."""
-    u = _unit(field, v)
-    return math.ceil(v / u - 1e-9) * u
-
-
-def _unit(field: str, v: float) -> float:
-    """The unit a value of ``field`` is given in: a day, a week; a budget's third significant
-    figure."""
-    if field == "budget_usd":
-        return float(10 ** max(0, math.floor(math.log10(max(v, 1.0))) - 2))
-    return 1.0
-
-
-def _unit_above(field: str, v: float) -> float:
-    """The smallest multiple of the field's unit above ``v``."""
-    u = _unit(field, v)
-    return (math.floor(v / u + 1e-9) + 1) * u
-
-
-def _confidence(s: Scenario, trial: _Trial) -> Iterator[tuple[str, dict]]:
+def _confidence(s: Scenario, trial: Trial) -> Iterator[tuple[str, dict]]:
     """The highest confidence under the scenario's (to even odds, in whole percent) at which
     something is feasible."""
     levels = np.round(np.arange(round(s.confidence * 100) - 1, 49, -1) / 100, 2)
     for c in levels:
-        if _feasible(trial, {"confidence": float(c)}):
+        if feasible(trial, {"confidence": float(c)}):
             yield (
                 f"Accept {c:.0%} odds on the deadline and budget (today {s.confidence:.0%})",
                 {"confidence": float(c)},
@@ -454,7 +376,7 @@ def _confidence(s: Scenario, trial: _Trial) -> Iterator[tuple[str, dict]]:
             return
 
 
-def _fewer_tokens(s: Scenario, trial: _Trial) -> Iterator[tuple[str, dict]]:
+def _fewer_tokens(s: Scenario, trial: Trial) -> Iterator[tuple[str, dict]]:
     """Train on fewer tokens: the first of three quarters, a half, a quarter that works."""
     tokens = s.n_tokens
     if not tokens:  # the default (20 x the parameters) is no number to shrink
