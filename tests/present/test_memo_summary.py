@@ -8,8 +8,10 @@ import dataclasses
 
 import pandas as pd
 import pytest
+from infeasible_cases import NO_PLATFORM_TEAM
 
-from workbook.decide import presets, recommend
+from workbook.decide import Scenario, presets, recommend
+from workbook.decide.remedies import headline_remedies, remedy_reason
 from workbook.present import summary as sm
 from workbook.text import days_text, money_text
 
@@ -230,3 +232,24 @@ def test_a_flips_cost_range_is_written_cheapest_first():
     cheap, dear = money_text(row["cost_per_run_at_high"]), money_text(row["cost_per_run_at_low"])
     line = next(x for x in sm.risks(rec) if x.startswith(row["assumption"]))
     assert f"today's pick costs {cheap} to {dear} per run" in line
+
+
+def test_the_first_page_lists_the_changes_the_headline_does_not_name():
+    """70B on 2T tokens in 60 days for $2M, a five-person team with no platform engineer: the
+    headline names a budget of $2.3M (B200) and 2 platform engineers (MI355X, the next remedy to
+    another accelerator). The first page's list gave the first three reasons: the budget again,
+    and a deadline the headline did not name, but not the engineers. It now gives what rules
+    options out and the changes beside the headline's, each change once on the page."""
+    r = recommend(Scenario(**NO_PLATFORM_TEAM), sensitivity=False)
+    html = sm.summary_section(r.scenario, r, r.headline, "")
+    named = headline_remedies(r.remedies)
+    assert len(named) == 2 and named[1] is not r.remedies[1]
+    others = [x for x in r.remedies if x not in named]
+    listed = html.split("Why nothing qualifies", 1)[1].split("</ul>", 1)[0].replace("\xa0", " ")
+    said = html.split("Why nothing qualifies", 1)[0].replace("\xa0", " ")
+    for x in named:  # in the headline, not again in the list
+        change = x.change[:1].lower() + x.change[1:]
+        assert change in said and change not in listed
+    assert others[0].change[:1].lower() + others[0].change[1:] in listed
+    assert r.reasons_beside_headline[0] == r.reasons[0]
+    assert remedy_reason(others[0]) == r.reasons_beside_headline[1]

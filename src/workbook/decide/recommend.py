@@ -157,6 +157,17 @@ class Recommendation:
             return self._infeasible_line() + remedies_text(headline_remedies(self.remedies))
         return self.top.sentence
 
+    @property
+    def reasons_beside_headline(self) -> list[str]:
+        """:attr:`reasons` without the remedies the headline already names: a short list beside
+        the headline (the memo's first page) then gives the other changes that work. It gave the
+        first two in order, and missed the second the headline names when that is the next to
+        another accelerator (:func:`workbook.decide.remedies.headline_remedies`)."""
+        if self.top is not None:
+            return self.reasons
+        said = {remedy_reason(r) for r in headline_remedies(self.remedies)}
+        return [r for r in self.reasons if r not in said]
+
     def _infeasible_line(self) -> str:
         if self.reasons and self.reasons[0].startswith("Physically impossible"):
             return self.reasons[0]

@@ -74,7 +74,10 @@ def summary_section(scenario: Scenario, rec: Recommendation, sentence: str, pres
         out += [
             "<h3>Why nothing qualifies</h3>",
             "<ul>"
-            + "".join(f"<li>{escape(keep_together(readable(r)))}</li>" for r in rec.reasons[:3])
+            + "".join(
+                f"<li>{escape(keep_together(readable(r)))}</li>"
+                for r in rec.reasons_beside_headline[:3]
+            )
             + "</ul>",
         ]
     risk_items = risks(rec)
