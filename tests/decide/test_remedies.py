@@ -211,3 +211,42 @@ def test_a_lever_that_needs_money_too_is_told_with_the_budget_it_needs():
     assert _pick(s.replace(**first.update)) is not None
     assert _pick(s.replace(**dict(first.update, budget_usd=budget - 1_000))) is None
     assert "Change two things and it is feasible: allow every way to pay" in rec.headline
+
+
+#: 405B on 1T tokens in 120 days for $5M, AMD only, bought, on a 30 kW site, with a team of 100
+#: and no platform engineer (tools/probe_remedies.py --seed 2 drew it): no lever alone is enough,
+#: with any budget or any deadline, and the reader was told nothing to change.
+MANY_LEVERS = dict(
+    BASE,
+    n_params=405e9,
+    n_tokens=1e12,
+    budget_usd=5e6,
+    site_power_kw=30,
+    team_size=100,
+    rack_limit_kw=130,
+    accelerators=["mi355x", "mi300x"],
+    acquisition_modes=["buy-new", "buy-used"],
+)
+
+
+def test_levers_needed_together_are_each_needed_and_each_the_least():
+    """The remedy names the levers needed together and the budget they need: without any one of
+    them nothing is feasible whatever the budget, one platform engineer fewer or a kW less of
+    site power is not enough, and neither is a budget one unit ($100,000) less."""
+    s = Scenario(**MANY_LEVERS)
+    rec = recommend(s, sensitivity=False)
+    assert rec.top is None and len(rec.remedies) == 1
+    (r,) = rec.remedies
+    u = r.update
+    assert set(u) == {"accelerators", "platform_engineers", "site_power_kw", "budget_usd"}
+    assert r.change.startswith("Allow every accelerator in the catalog (today: mi355x, mi300x), ")
+    assert rec.headline.count("Change four things and it is feasible: ") == 1
+    top = _pick(s.replace(**u))
+    assert top is not None and f"{top.n_gpus} x {top.name}" in r.outcome
+    money_free = dict(u, budget_usd=1e11)
+    for field in ("accelerators", "platform_engineers", "site_power_kw"):
+        assert _pick(s.replace(**dict(money_free, **{field: getattr(s, field)}))) is None, field
+    assert _pick(s.replace(**dict(u, platform_engineers=u["platform_engineers"] - 1))) is None
+    assert _pick(s.replace(**dict(u, site_power_kw=u["site_power_kw"] - 1))) is None
+    assert _pick(s.replace(**dict(u, budget_usd=u["budget_usd"] - 100_000))) is None
+    assert f"{u['platform_engineers']} platform engineers (today 0)" in r.change

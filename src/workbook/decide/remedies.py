@@ -15,7 +15,9 @@ change, alone, and says what the engine would then pick:
   found by bisection between the scenario's value and the first step that works
   (:func:`workbook.decide.remedy_search.least`);
 - when none of these works alone, and no deadline and budget together: each change that is not
-  a number with the smallest budget, and with the shortest deadline, that it needs.
+  a number with the smallest budget, and with the shortest deadline, that it needs; and when no
+  one of those is enough, the levers needed together with the numbers they need
+  (:mod:`workbook.decide.remedy_levers`).
 
 Each change is evaluated as the engine evaluates any scenario (the same sweep, constraints and
 :func:`workbook.decide.best_index`), so the option named is the one the reader gets after making
@@ -41,16 +43,23 @@ import pandas as pd
 
 from ..catalog import Catalog
 from ..text import (
-    MODE_PHRASE,
     amount_text,
     days_text,
-    kw_text,
     money_text,
     params_label,
 )
-from .allowed import ACQUISITIONS, MAX_GPUS
+from .allowed import MAX_GPUS
 from .explain import deadline_odds_text, option_phrase, price_note
-from .remedy_search import Trial, feasible, largest, least
+from .remedy_levers import (
+    LONGEST,
+    NO_BUDGET,
+    days_words,
+    lever_and_number,
+    levers,
+    lower_first,
+    many_levers,
+)
+from .remedy_search import Trial, feasible, least
 from .scenario import Scenario
 
 
@@ -107,11 +116,14 @@ def headline_remedies(rs: list[Remedy]) -> list[Remedy]:
     return [rs[0], next((r for r in rs[1:] if r.part != rs[0].part), rs[1])]
 
 
+THINGS = {1: "one thing", 2: "two things", 3: "three things", 4: "four things"}
+
+
 def remedy_reason(r: Remedy) -> str:
     """One remedy as a reason: ``Change one thing and it is feasible: allow ...`` (``two
     things`` for a deadline or a cluster size with the budget)."""
-    things = "one thing" if len(r.update) == 1 else "two things"
-    return f"Change {things} and it is feasible: {_lower_first(r.sentence)}"
+    things = THINGS.get(len(r.update), f"{len(r.update)} things")
+    return f"Change {things} and it is feasible: {lower_first(r.sentence)}"
 
 
 def remedies_text(rs: list[Remedy]) -> str:
@@ -119,11 +131,7 @@ def remedies_text(rs: list[Remedy]) -> str:
     it is feasible: allow ...; or: a deadline of ...``."""
     if not rs:
         return ""
-    return " " + remedy_reason(rs[0]) + "".join(f" Or: {_lower_first(r.sentence)}" for r in rs[1:])
-
-
-def _lower_first(text: str) -> str:
-    return text[:1].lower() + text[1:]
+    return " " + remedy_reason(rs[0]) + "".join(f" Or: {lower_first(r.sentence)}" for r in rs[1:])
 
 
 def remedies(s: Scenario, cat: Catalog, o: pd.DataFrame) -> list[Remedy]:
@@ -149,8 +157,10 @@ def remedies(s: Scenario, cat: Catalog, o: pd.DataFrame) -> list[Remedy]:
             # Both ends of the time-and-money trade may meet at the same deadline and budget.
             if got is not None and all(r.update != pair[1] for r in out):
                 out.append(_remedy(*pair, *got))
-    if not out:
-        for change, update in _lever_and_number(s, o, trial):
+    for more in (lever_and_number, many_levers):  # each only when nothing before works
+        if out:
+            break
+        for change, update in more(s, o, trial):
             got = trial.pick(update)
             if got is not None and all(r.update != update for r in out):
                 out.append(_remedy(change, update, *got))
@@ -199,94 +209,18 @@ def _outcome(s2: Scenario, r: pd.Series) -> str:
 
 def _changes(s: Scenario, o: pd.DataFrame, trial: Trial) -> Iterator[tuple[str, dict]]:
     """(change in words, scenario update) for every lever that may matter: the scenario's own
-    restrictions, the team and the site (:func:`_levers`), then the numbers."""
-    yield from _levers(s, o, trial)
+    restrictions, the team and the site (:func:`workbook.decide.remedy_levers.levers`), then
+    the numbers."""
+    yield from levers(s, o, trial)
     if s.lead_time_tolerance_weeks is not None:
         yield from least(s, trial, "lead_time_tolerance_weeks", _weeks, "accept a wait of")
-    yield from least(s, trial, "deadline_days", _days, "a deadline of")
+    yield from least(s, trial, "deadline_days", days_words, "a deadline of")
     yield from least(s, trial, "budget_usd", amount_text, "a budget of")
     if s.max_gpus < MAX_GPUS:
         yield from _fewest_gpus(s, trial)
     if s.confidence > 0.5:
         yield from _confidence(s, trial)
     yield from _fewer_tokens(s, trial)
-
-
-def _levers(
-    s: Scenario, o: pd.DataFrame, trial: Trial, base: dict | None = None
-) -> Iterator[tuple[str, dict]]:
-    """The changes that are not a number: the scenario's restrictions lifted, the fewest platform
-    engineers and the site power that work (with ``base`` changed too), ROCm experience."""
-    base = base or {}
-    fails = {c: bool((o[f"why_{c}"] != "").any()) for c in ("team", "site_power", "cooling")}
-    if set(s.acquisition_modes) != set(ACQUISITIONS):
-        today = ", ".join(MODE_PHRASE[m] for m in s.acquisition_modes)
-        yield f"Allow every way to pay (today: {today})", {"acquisition_modes": list(ACQUISITIONS)}
-    if s.accelerators:
-        few = len(s.accelerators) <= 3
-        today = ", ".join(s.accelerators) if few else f"{len(s.accelerators)} of them"
-        yield f"Allow every accelerator in the catalog (today: {today})", {"accelerators": None}
-    if s.sourced_prices_only:
-        yield "Accept estimated prices (today: sourced prices only)", {"sourced_prices_only": False}
-    if not s.used_hardware_allowed and "buy-used" in s.acquisition_modes:
-        yield "Allow used hardware", {"used_hardware_allowed": True}
-    if fails["cooling"] and s.cooling == "air" and not s.allow_liquid_retrofit:
-        yield "Allow a liquid-cooling retrofit of the racks", {"allow_liquid_retrofit": True}
-    if fails["team"]:
-        yield from _engineers(s, trial, base)
-        if not s.rocm_experience:
-            yield "A team with ROCm experience", {"rocm_experience": True}
-    if fails["site_power"]:
-        yield from _site_power(s, trial, base)
-
-
-def _lever_and_number(s: Scenario, o: pd.DataFrame, trial: Trial) -> Iterator[tuple[str, dict]]:
-    """Each lever of :func:`_levers` with the smallest budget at today's deadline, and with the
-    shortest deadline within today's budget: a five-person team allowed only to buy, with
-    $100,000 for four runs a year, can neither rent for $100,000 nor buy without a platform
-    engineer."""
-    for field, fmt, words in (
-        ("budget_usd", amount_text, "a budget of"),
-        ("deadline_days", _days, "a deadline of"),
-    ):
-        for change, lift in _levers(s, o, trial, {field: largest(field)}):
-            got = next(least(s, trial, field, fmt, words, lift), None)
-            if got is not None:
-                yield f"{change} and {_lower_first(got[0])}", {**lift, **got[1]}
-
-
-def _engineers(s: Scenario, trial: Trial, base: dict | None = None) -> Iterator[tuple[str, dict]]:
-    """The fewest platform engineers that work (with ``base`` changed too): one more than today,
-    two, four, eight, then the whole team."""
-    base = base or {}
-    today = s.platform_engineers
-    most = max(s.team_size, today + 1)
-    for need in sorted({min(today + k, most) for k in (1, 2, 4, 8)} | {most}):
-        if trial.pick({**base, "platform_engineers": need}) is not None:
-            word = "engineer" if need == 1 else "engineers"
-            yield f"{need} platform {word} (today {today})", {"platform_engineers": need}
-            return
-
-
-def _site_power(s: Scenario, trial: Trial, base: dict | None = None) -> Iterator[tuple[str, dict]]:
-    """The site power the pick needs when power does not limit it (its ``facility_kw``), with
-    ``base`` changed too."""
-    base = base or {}
-    got = trial.pick({**base, "site_power_kw": 1e7})
-    if got is None:
-        return
-    kw = float(math.ceil(got[1]["facility_kw"]))
-    if trial.pick({**base, "site_power_kw": kw}) is None:
-        return
-    yield (
-        f"{kw_text(kw)} of site power (today {kw_text(s.site_power_kw)})",
-        {"site_power_kw": kw},
-    )
-
-
-def _days(v: float) -> str:
-    """``139 days``; a fraction to one decimal (``2.3 days``)."""
-    return f"{v:,.0f} days" if v == int(v) else f"{v:,.1f} days"
 
 
 def _weeks(v: float) -> str:
@@ -309,12 +243,6 @@ def _fewest_gpus(s: Scenario, trial: Trial, base: dict | None = None):
     yield f"Clusters up to {_gpus(least)} (today {_gpus(s.max_gpus)})", {"max_gpus": least}
 
 
-#: A budget that is no limit [USD] (Scenario's largest) and a deadline that is none (its
-#: longest, ten years).
-NO_BUDGET, LONGEST_DEADLINE = largest("budget_usd"), largest("deadline_days")
-LONGEST = {"deadline_days": LONGEST_DEADLINE}
-
-
 def _with_money(s: Scenario, trial: Trial, first: tuple[str, dict] | None, today: str):
     """``first`` (found with money no object) and the smallest budget with it."""
     if first is None:
@@ -333,8 +261,8 @@ def _with_money(s: Scenario, trial: Trial, first: tuple[str, dict] | None, today
 def _time_and_money(s: Scenario, trial: Trial) -> tuple[str, dict] | None:
     """The shortest deadline with money no object, then the smallest budget at that deadline."""
     free = {"budget_usd": NO_BUDGET}
-    days = next(least(s, trial, "deadline_days", _days, "a deadline of", free), None)
-    return _with_money(s, trial, days, _days(s.deadline_days))
+    days = next(least(s, trial, "deadline_days", days_words, "a deadline of", free), None)
+    return _with_money(s, trial, days, days_words(s.deadline_days))
 
 
 def _money_and_time(s: Scenario, trial: Trial) -> tuple[str, dict] | None:
@@ -343,14 +271,14 @@ def _money_and_time(s: Scenario, trial: Trial) -> tuple[str, dict] | None:
     money = next(least(s, trial, "budget_usd", amount_text, "a budget of", LONGEST), None)
     if money is None:
         return None
-    days = next(least(s, trial, "deadline_days", _days, "", money[1]), None)
+    days = next(least(s, trial, "deadline_days", days_words, "", money[1]), None)
     if days is None:
         return None
     b, d = money[1]["budget_usd"], days[1]["deadline_days"]
     return (
-        f"A budget of {amount_text(b)} and a deadline of {_days(d)} (today "
+        f"A budget of {amount_text(b)} and a deadline of {days_words(d)} (today "
         f"{amount_text(s.budget_usd)} and "
-        f"{_days(s.deadline_days)})",
+        f"{days_words(s.deadline_days)})",
         {"budget_usd": b, "deadline_days": d},
     )
 
