@@ -121,7 +121,8 @@ THINGS = {1: "one thing", 2: "two things", 3: "three things", 4: "four things"}
 
 def remedy_reason(r: Remedy) -> str:
     """One remedy as a reason: ``Change one thing and it is feasible: allow ...`` (``two
-    things`` for a deadline or a cluster size with the budget)."""
+    things`` for a deadline or a cluster size with the budget, or a lever with a number; more
+    for the levers needed together)."""
     things = THINGS.get(len(r.update), f"{len(r.update)} things")
     return f"Change {things} and it is feasible: {lower_first(r.sentence)}"
 
@@ -139,7 +140,9 @@ def remedies(s: Scenario, cat: Catalog, o: pd.DataFrame) -> list[Remedy]:
     ``o``) feasible, with the option the engine then picks; when no deadline, budget or cluster
     size alone does, the pairs: the shortest deadline with money no object and then the smallest
     budget at it, the smallest budget with time no object and then the shortest deadline within
-    it, and the smallest cluster with its budget."""
+    it, and the smallest cluster with its budget; when none of those works, each lever with the
+    number it needs, then the levers needed together (:mod:`workbook.decide.remedy_levers`). In
+    the order of :func:`_order`."""
     trial = Trial(s, cat)
     out = []
     for change, update in _changes(s, o, trial):
