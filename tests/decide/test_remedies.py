@@ -250,3 +250,26 @@ def test_levers_needed_together_are_each_needed_and_each_the_least():
     assert _pick(s.replace(**dict(u, site_power_kw=u["site_power_kw"] - 1))) is None
     assert _pick(s.replace(**dict(u, budget_usd=u["budget_usd"] - 100_000))) is None
     assert f"{u['platform_engineers']} platform engineers (today 0)" in r.change
+
+
+def test_fewer_runs_a_year_is_the_most_that_works():
+    """7B on 2T tokens twelve times a year for $1M: twelve runs cost $2.63M a year. Planning
+    fewer runs is a change the reader can make: the remedy gives the most whole runs a year that
+    fit, found by bisection between one and eleven; one more run is not feasible."""
+    s = Scenario(
+        **dict(
+            BASE,
+            n_params=7e9,
+            n_tokens=2e12,
+            deadline_days=365,
+            budget_usd=1e6,
+            runs_per_year=12,
+        )
+    )
+    rec = recommend(s, sensitivity=False)
+    (runs,) = [r for r in rec.remedies if set(r.update) == {"runs_per_year"}]
+    n = runs.update["runs_per_year"]
+    assert n == int(n) and 1 < n < 11
+    assert runs.change == f"Plan {n:.0f} runs a year (today 12)"
+    assert _pick(s.replace(runs_per_year=n)) is not None
+    assert _pick(s.replace(runs_per_year=n + 1)) is None

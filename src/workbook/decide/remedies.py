@@ -86,7 +86,7 @@ class Remedy:
 
 #: The kind of change a scenario field makes, in the order the remedies are told
 #: (:func:`_order`): the reader's own restrictions, the team, the site, time and money (the
-#: smaller move first), the odds asked for, and last what is trained.
+#: smaller move first), the odds asked for, and last what is trained and how often.
 KIND = {
     **dict.fromkeys(
         (
@@ -104,6 +104,7 @@ KIND = {
     **dict.fromkeys(("lead_time_tolerance_weeks", "deadline_days", "budget_usd", "max_gpus"), 3),
     "confidence": 4,
     "n_tokens": 5,
+    "runs_per_year": 5,
 }
 
 
@@ -224,6 +225,7 @@ def _changes(s: Scenario, o: pd.DataFrame, trial: Trial) -> Iterator[tuple[str, 
     if s.confidence > 0.5:
         yield from _confidence(s, trial)
     yield from _fewer_tokens(s, trial)
+    yield from _fewer_runs(s, trial)
 
 
 def _weeks(v: float) -> str:
@@ -319,3 +321,21 @@ def _fewer_tokens(s: Scenario, trial: Trial) -> Iterator[tuple[str, dict]]:
                 {"n_tokens": tokens * share},
             )
             return
+
+
+def _fewer_runs(s: Scenario, trial: Trial) -> Iterator[tuple[str, dict]]:
+    """The most whole runs a year, fewer than planned, at which something is feasible: a year
+    of four 120-day runs cannot be, nor can a budget that pays for four runs when it pays for
+    two. Bisected between one run (tried first) and one fewer than today."""
+    today = s.runs_per_year
+    hi = math.ceil(today) - 1
+    if hi < 1 or trial.pick({"runs_per_year": 1.0}) is None:
+        return
+    lo = 1  # works; hi may not
+    while hi > lo:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (
+            (mid, hi) if trial.pick({"runs_per_year": float(mid)}) is not None else (lo, mid - 1)
+        )
+    word = "run" if lo == 1 else "runs"
+    yield f"Plan {lo} {word} a year (today {today:g})", {"runs_per_year": float(lo)}
