@@ -273,3 +273,17 @@ def test_fewer_runs_a_year_is_the_most_that_works():
     assert runs.change == f"Plan {n:.0f} runs a year (today 12)"
     assert _pick(s.replace(runs_per_year=n)) is not None
     assert _pick(s.replace(runs_per_year=n + 1)) is None
+
+
+def test_a_budget_over_a_thousand_times_today_is_still_found():
+    """band-under-7b with a $1 budget: the steps stop at 1,000 times today ($1,000), short of
+    what a run costs, and no budget was found at all (a $50,000 budget for a run that needs
+    $455M named no change either). The field's largest value is tried last, then bisected to
+    the smallest budget that works: $10 less does not."""
+    s = presets["band-under-7b"].replace(budget_usd=1)
+    rec = recommend(s, sensitivity=False)
+    (money,) = [r for r in rec.remedies if set(r.update) == {"budget_usd"}]
+    b = money.update["budget_usd"]
+    assert b > 1_000 * 1 and money.change == f"A budget of ${b:,.0f} (today $1)"
+    assert _pick(s.replace(budget_usd=b)) is not None
+    assert _pick(s.replace(budget_usd=b - 10)) is None

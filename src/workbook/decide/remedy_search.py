@@ -77,15 +77,17 @@ def least(
     base: dict | None = None,
 ) -> Iterator[tuple[str, dict]]:
     """The smallest value of ``field`` above the scenario's that makes something feasible (with
-    ``base`` changed too): the first of :data:`STEPS` that does (at most the largest value the
-    field takes, :func:`largest`), then
+    ``base`` changed too): the first of :data:`STEPS` that does, or else the largest value the
+    field takes (:func:`largest`; every step is at most that), then
     halvings between it and the step before until one unit of the field apart (:data:`BISECTIONS`
     at most), then the smallest value in that unit that is enough."""
     base, cap = base or {}, largest(field)
     today = float(getattr(s, field))
     lo, hi = today, None
-    # A zero budget has no multiple: powers of ten from $1,000 instead.
+    # A zero budget has no multiple: powers of ten from $1,000 instead. The field's largest value
+    # comes last: a $50,000 budget for a run that needs $174M (3,480x) found no budget at all.
     tries = [today * m for m in STEPS] if today > 0 else [10.0**k for k in range(3, 12)]
+    tries.append(cap)
     for v in tries:
         v = min(v, cap)
         if feasible(trial, {**base, field: v}):
