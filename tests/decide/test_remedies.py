@@ -164,7 +164,8 @@ def test_the_headline_names_a_second_accelerator_when_a_remedy_leads_to_one(no_p
     assert rs.index(second) > 1  # the order alone would name B200 twice
     assert "NVIDIA B200" in first.part and "AMD" in second.part
     lead, _, rest = head.partition(" Or: ")
-    assert "Change one thing and it is feasible: " + first.sentence[:1].lower() in lead
+    said = first.sentence[:1].lower() + first.sentence[1:]
+    assert lead.endswith("Change one thing and it is feasible: " + said)
     assert rest == second.sentence[:1].lower() + second.sentence[1:]
 
 
