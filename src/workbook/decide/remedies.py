@@ -51,6 +51,8 @@ from ..text import (
 from .allowed import MAX_GPUS
 from .explain import deadline_odds_text, option_phrase, price_note
 from .remedy_levers import (
+    BUDGET,
+    DEADLINE,
     LONGEST,
     NO_BUDGET,
     days_words,
@@ -74,8 +76,8 @@ class Remedy:
     #: The option the engine picks after the change, in a sentence.
     outcome: str
     #: The picked option's accelerator (its name) and whether its price has a public source.
-    part: str = ""
-    price_sourced: bool = True
+    part: str
+    price_sourced: bool
 
     @property
     def sentence(self) -> str:
@@ -218,8 +220,8 @@ def _changes(s: Scenario, o: pd.DataFrame, trial: Trial) -> Iterator[tuple[str, 
     yield from levers(s, o, trial)
     if s.lead_time_tolerance_weeks is not None:
         yield from least(s, trial, "lead_time_tolerance_weeks", _weeks, "accept a wait of")
-    yield from least(s, trial, "deadline_days", days_words, "a deadline of")
-    yield from least(s, trial, "budget_usd", amount_text, "a budget of")
+    yield from least(s, trial, *DEADLINE)
+    yield from least(s, trial, *BUDGET)
     if s.max_gpus < MAX_GPUS:
         yield from _fewest_gpus(s, trial)
     if s.confidence > 0.5:
@@ -266,14 +268,14 @@ def _with_money(s: Scenario, trial: Trial, first: tuple[str, dict] | None, today
 def _time_and_money(s: Scenario, trial: Trial) -> tuple[str, dict] | None:
     """The shortest deadline with money no object, then the smallest budget at that deadline."""
     free = {"budget_usd": NO_BUDGET}
-    days = next(least(s, trial, "deadline_days", days_words, "a deadline of", free), None)
+    days = next(least(s, trial, *DEADLINE, free), None)
     return _with_money(s, trial, days, days_words(s.deadline_days))
 
 
 def _money_and_time(s: Scenario, trial: Trial) -> tuple[str, dict] | None:
     """The other end of the same trade: the smallest budget with time no object (the longest
     deadline a scenario takes), then the shortest deadline within that budget."""
-    money = next(least(s, trial, "budget_usd", amount_text, "a budget of", LONGEST), None)
+    money = next(least(s, trial, *BUDGET, LONGEST), None)
     if money is None:
         return None
     days = next(least(s, trial, "deadline_days", days_words, "", money[1]), None)

@@ -29,11 +29,12 @@ def days_words(v: float) -> str:
     return f"{v:,.0f} days" if v == int(v) else f"{v:,.1f} days"
 
 
-#: The numbers a lever is told with: (field, how it is written, words before it).
-NUMBERS = (
-    ("budget_usd", amount_text, "a budget of"),
-    ("deadline_days", days_words, "a deadline of"),
-)
+#: How the budget and the deadline are searched and told: (field, how it is written, words
+#: before it), the arguments of :func:`workbook.decide.remedy_search.least`.
+BUDGET = ("budget_usd", amount_text, "a budget of")
+DEADLINE = ("deadline_days", days_words, "a deadline of")
+#: The numbers a lever is told with.
+NUMBERS = (BUDGET, DEADLINE)
 
 
 def lower_first(text: str) -> str:
@@ -144,8 +145,8 @@ def many_levers(s: Scenario, o: pd.DataFrame, trial: Trial) -> Iterator[tuple[st
     if got is None:
         return
     changes, lift = got
-    days = next(least(s, trial, *NUMBERS[1], {**lift, "budget_usd": NO_BUDGET}), None)
-    money = days and next(least(s, trial, *NUMBERS[0], {**lift, **days[1]}), None)
+    days = next(least(s, trial, *DEADLINE, {**lift, "budget_usd": NO_BUDGET}), None)
+    money = days and next(least(s, trial, *BUDGET, {**lift, **days[1]}), None)
     if money:
         yield _listed(changes + [days[0], money[0]]), {**lift, **days[1], **money[1]}
 
