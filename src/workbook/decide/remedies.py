@@ -61,7 +61,7 @@ from .remedy_levers import (
     lower_first,
     many_levers,
 )
-from .remedy_search import Trial, feasible, least
+from .remedy_search import Trial, feasible, least, nearest_working
 from .scenario import Scenario
 
 
@@ -333,11 +333,8 @@ def _fewer_runs(s: Scenario, trial: Trial) -> Iterator[tuple[str, dict]]:
     hi = math.ceil(today) - 1
     if hi < 1 or trial.pick({"runs_per_year": 1.0}) is None:
         return
-    lo = 1  # works; hi may not
-    while hi > lo:
-        mid = (lo + hi + 1) // 2
-        lo, hi = (
-            (mid, hi) if trial.pick({"runs_per_year": float(mid)}) is not None else (lo, mid - 1)
-        )
+    lo = nearest_working(  # one run works; today's (rounded up) does not
+        lambda n: trial.pick({"runs_per_year": float(n)}) is not None, 1, hi + 1
+    )
     word = "run" if lo == 1 else "runs"
     yield f"Plan {lo} {word} a year (today {today:g})", {"runs_per_year": float(lo)}

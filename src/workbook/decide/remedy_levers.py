@@ -15,7 +15,7 @@ import pandas as pd
 
 from ..text import MODE_PHRASE, amount_text, kw_text
 from .allowed import ACQUISITIONS
-from .remedy_search import Trial, feasible, largest, least
+from .remedy_search import Trial, feasible, largest, least, nearest_working
 from .scenario import Scenario
 
 #: A budget that is no limit [USD] (Scenario's largest) and a deadline that is none (its
@@ -183,9 +183,7 @@ def _engineers(s: Scenario, trial: Trial, base: dict | None = None) -> Iterator[
     lo = today
     for need in sorted({min(today + k, most) for k in (1, 2, 4, 8)} | {most}):
         if works(need):
-            while need - lo > 1:  # lo fails, need works
-                mid = (lo + need) // 2
-                lo, need = (lo, mid) if works(mid) else (mid, need)
+            need = nearest_working(works, need, lo)  # lo fails, need works
             word = "engineer" if need == 1 else "engineers"
             yield f"{need} platform {word} (today {today})", {"platform_engineers": need}
             return

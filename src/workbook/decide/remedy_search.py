@@ -110,6 +110,16 @@ def least(
     yield f"{words.capitalize()} {fmt(hi)} (today {fmt(today)})", {field: hi}
 
 
+def nearest_working(works: Callable[[int], bool], good: int, bad: int) -> int:
+    """The whole number nearest ``bad`` that still ``works``, halving between ``good`` (which
+    works) and ``bad`` (which does not, and is never tried): the fewest platform engineers from
+    above, the most runs a year from below."""
+    while abs(bad - good) > 1:
+        mid = (good + bad) // 2
+        good, bad = (mid, bad) if works(mid) else (good, mid)
+    return good
+
+
 def feasible(trial: Trial, update: dict) -> bool:
     return bool(trial.options(update)[1]["feasible"].any())
 
