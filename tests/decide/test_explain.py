@@ -321,18 +321,18 @@ def test_a_tuned_pick_that_spreads_its_batch_thin_says_what_the_per_step_overhea
 
 def test_a_moe_pick_says_where_its_moe_factor_comes_from_when_the_levels_part():
     """A typical MoE pick on B200 says its factor is Hopper's whole-run 0.70 carried by the MoE
-    benchmarks (0.3240 / 0.4858 = 67 % of H100's: 0.7 x 0.667 = 0.47); at the tuned level it
+    benchmarks (0.3233 / 0.5022 = 64 % of H100's: 0.7 x 0.644 = 0.45); at the tuned level it
     says its factor (B200's own 0.32) is below the typical level's, so a tuned stack is not the
     fast end for a MoE. On H100, the part the whole-run factor was fitted on, the typical pick
     says neither."""
     moe = presets["band-400b-plus"]
     typical = recommend(moe.replace(accelerators=["b200-hgx"]), sensitivity=False).reasons
     carried = (
-        "the MoE benchmarks put NVIDIA B200 (HGX B200, 180 GB) at 67% of H100's MoE efficiency"
+        "the MoE benchmarks put NVIDIA B200 (HGX B200, 180 GB) at 64% of H100's MoE efficiency"
     )
-    assert any(f"{carried}, so it plans at 0.47." in r for r in typical)
+    assert any(f"{carried}, so it plans at 0.45." in r for r in typical)
     tuned = moe.replace(accelerators=["b200-hgx"], software_stack="tuned")
-    below = "Its MoE factor at this level is 0.32, below the typical level's 0.47"
+    below = "Its MoE factor at this level is 0.32, below the typical level's 0.45"
     assert any(below in r for r in recommend(tuned, sensitivity=False).reasons)
     h100 = recommend(moe.replace(accelerators=["h100-sxm"]), sensitivity=False).reasons
     assert not any("MoE efficiency" in r or "MoE factor at this level" in r for r in h100)
@@ -340,14 +340,14 @@ def test_a_moe_pick_says_where_its_moe_factor_comes_from_when_the_levels_part():
 
 def test_a_moe_pick_without_moe_benchmarks_says_its_class_gave_its_factor():
     """MI300X has no MoE benchmark: its reasons say its factor is interpolated on its compute
-    between its class's benchmarked parts (tests/model/test_uncertainty.py by hand: 0.44 tuned,
-    0.7 x 0.4381 / 0.4858 = 0.63 typical), naming them with their factors and peaks."""
+    between its class's benchmarked parts (tests/model/test_uncertainty.py by hand: 0.45 tuned,
+    0.7 x 0.4479 / 0.5022 = 0.62 typical), naming them with their factors and peaks."""
     moe = presets["band-400b-plus"].replace(accelerators=["mi300x"])
     said = (
         "Its MoE factor is interpolated, on its 1,307 dense BF16 TFLOP/s, between the MoE "
-        "benchmarks of its class (8-GPU servers: NVIDIA H100 SXM5 80GB 0.49 at 989, NVIDIA B200 "
-        "0.32 at 2,250, NVIDIA B300 0.37 at 2,250; tuned level; held at the ends, averaged at one "
-        "peak): 0.44 at the tuned level, 0.63 at the typical."
+        "benchmarks of its class (8-GPU servers: NVIDIA H100 SXM5 80GB 0.50 at 989, NVIDIA B200 "
+        "0.32 at 2,250, NVIDIA B300 0.36 at 2,250; tuned level; held at the ends, averaged at one "
+        "peak): 0.45 at the tuned level, 0.62 at the typical."
     )
     for stack in ("typical", "tuned"):
         reasons = recommend(moe.replace(software_stack=stack), sensitivity=False).reasons

@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from workbook import presets, recommend
+from workbook.decide import option_row
 from workbook.decide.sensitivity import factors
 
 
@@ -67,20 +68,26 @@ def test_add_sensitivity_uses_the_recommendations_own_catalog_by_default():
 
 
 def test_engineer_cost_moves_an_owned_picks_staff_line():
-    """band-400b-plus, owning only, buys 4,096 MI355X (512 eight-GPU nodes: ceil(512 / 16) = 32
-    engineers, $9.6M a year, 1 run a year). Engineer cost $190K-$450K (data/assumptions.csv)
-    around $300K moves its cost per run by 32 x ($190K - $300K) = -$3.52M and 32 x ($450K -
-    $300K) = +$4.8M. (Since 2026-12-05 NeMo 25.09's H100 MoE rows lower H100's tuned MoE factor,
-    0.5211 -> 0.4858, which every part's typical MoE factor is carried by: MI355X, with no MoE
-    benchmark, finishes within the year with 81 %, over the 80 % asked; the 3,456 GB200 NVL72
-    bought until then cost 2 % more.)"""
+    """band-400b-plus, owning only, buys 3,456 GB200 NVL72 (864 four-GPU compute trays:
+    ceil(864 / 16) = 54 engineers, $16.2M a year, 1 run a year). Engineer cost $190K-$450K
+    (data/assumptions.csv) around $300K moves its cost per run by 54 x ($190K - $300K) = -$5.94M
+    and 54 x ($450K - $300K) = +$8.1M. (Since 2026-12-07 the expert width enters the MoE
+    factors: H100's own tuned factor, which every part's typical MoE factor is carried by, rose
+    0.4858 -> 0.5022 and the 8-GPU class's B200 / B300 mean fell 0.3455 -> 0.3424, so MI355X,
+    with no MoE benchmark, is carried at 0.477 (was 0.498) and its 4,096 bought, the pick until
+    then at $83.0M a run, finish within the year with 79.6 %, under the 80 % asked; GB200 costs
+    1.9 % more, $84.6M, and finishes with 81 %.)"""
     owned = presets["band-400b-plus"].replace(acquisition_modes=["buy-new"])
     r = recommend(owned, monte_carlo_samples=0)
-    assert (r.top.accelerator, r.top.n_gpus, r.top.acquisition) == ("mi355x", 4096, "buy-new")
-    assert r.top.nodes == 512 and r.top.staff_usd_per_year == 32 * 300_000
+    top = (r.top.accelerator, r.top.n_gpus, r.top.acquisition)
+    assert top == ("gb200-nvl72", 3456, "buy-new")
+    assert r.top.nodes == 864 and r.top.staff_usd_per_year == 54 * 300_000
+    mi355x = option_row(r.options, "mi355x", 4096, "buy-new")
+    assert 0.79 < mi355x["p_deadline"] < 0.80 and not mi355x["feasible"]
+    assert mi355x["moe_factor"] == pytest.approx(0.7 * 0.3424 / 0.5022, abs=1e-4)
     row = r.sensitivity.set_index("parameter").loc["engineer_cost_usd_per_year"]
-    assert row["cost_per_run_at_low"] - r.top.cost_per_run_usd == pytest.approx(-3_520_000)
-    assert row["cost_per_run_at_high"] - r.top.cost_per_run_usd == pytest.approx(4_800_000)
+    assert row["cost_per_run_at_low"] - r.top.cost_per_run_usd == pytest.approx(-5_940_000)
+    assert row["cost_per_run_at_high"] - r.top.cost_per_run_usd == pytest.approx(8_100_000)
 
 
 def test_monte_carlo_over_the_statically_feasible_options_picks_the_same_winners(rec, cat):

@@ -211,43 +211,43 @@ def _moe(part, stack):
 
 def test_the_typical_moe_factor_carries_hoppers_whole_runs_by_the_parts_own_benchmarks(a):
     """Hand arithmetic on data/assumptions.csv: typical = moe_efficiency x the part's tuned
-    factor / H100's (0.7 x 0.3240 / 0.4858 = 0.4669 on B200); H100 itself keeps 0.7; the engine
+    factor / H100's (0.7 x 0.3233 / 0.5022 = 0.4506 on B200); H100 itself keeps 0.7; the engine
     level keeps 0.7 everywhere (what the fits compare); the tuned level takes the part's own row,
-    else its class's at its compute (MI300X: 0.4381, below)."""
+    else its class's at its compute (MI300X: 0.4479, below)."""
     cat = load_catalog()
     own = cat.own_values("assumptions", "moe_efficiency_tuned")
     b200 = a["moe_efficiency"] * own["b200-hgx"] / own["h100-sxm"]
-    assert b200 == pytest.approx(0.7 * 0.3240 / 0.4858)
+    assert b200 == pytest.approx(0.7 * 0.3233 / 0.5022)
     assert _moe("b200-hgx", "typical")["moe_factor"] == pytest.approx(b200)
     assert _moe("h100-sxm", "typical")["moe_factor"] == pytest.approx(a["moe_efficiency"])
-    assert _moe("mi300x", "typical")["moe_factor"] == pytest.approx(0.7 * 0.4381 / 0.4858, abs=1e-4)
+    assert _moe("mi300x", "typical")["moe_factor"] == pytest.approx(0.7 * 0.4479 / 0.5022, abs=1e-4)
     assert _moe("b200-hgx", "engine")["moe_factor"] == pytest.approx(a["moe_efficiency"])
     assert _moe("b200-hgx", "tuned")["moe_factor"] == pytest.approx(own["b200-hgx"])
-    assert _moe("mi300x", "tuned")["moe_factor"] == pytest.approx(0.4381, abs=1e-4)
+    assert _moe("mi300x", "tuned")["moe_factor"] == pytest.approx(0.4479, abs=1e-4)
 
 
 def test_a_part_without_moe_benchmarks_takes_its_class_at_its_compute():
     """moe_by_class by hand (data/accelerators.csv BF16 peaks, data/assumptions.csv own rows):
-    server class (<= 8 GPUs a domain): H100 0.4858 at 989 TFLOP/s; B200 0.3240 and B300 0.3669
-    both at 2,250, averaged to 0.34545. MI300X at 1,307.4: 0.4858 + ln(1307.4 / 989) /
-    ln(2250 / 989) x (0.34545 - 0.4858) = 0.4381. MI355X at 2,500 is past B200's peak: held at
-    0.34545, not extrapolated; H200 (989) is H100's. Rack class: GB200 0.4853 and GB300 0.573,
-    both at 2,500, so TPU v5p (459, 8,960 a domain) is held at their mean 0.52915. A part's own
+    server class (<= 8 GPUs a domain): H100 0.5022 at 989 TFLOP/s; B200 0.3233 and B300 0.3615
+    both at 2,250, averaged to 0.3424. MI300X at 1,307.4: 0.5022 + ln(1307.4 / 989) /
+    ln(2250 / 989) x (0.3424 - 0.5022) = 0.4479. MI355X at 2,500 is past B200's peak: held at
+    0.3424, not extrapolated; H200 (989) is H100's. Rack class: GB200 0.4981 and GB300 0.6067,
+    both at 2,500, so TPU v5p (459, 8,960 a domain) is held at their mean 0.5524. A part's own
     row is its own; a class with no own row takes the pooled factor."""
     from workbook.model import moe_by_class
 
     spec = load_catalog().tables["accelerators"]
-    own = {"h100-sxm": 0.4858, "b200-hgx": 0.3240, "b300-hgx": 0.3669}
-    own |= {"gb200-nvl72": 0.4853, "gb300-nvl72": 0.573}
+    own = {"h100-sxm": 0.5022, "b200-hgx": 0.3233, "b300-hgx": 0.3615}
+    own |= {"gb200-nvl72": 0.4981, "gb300-nvl72": 0.6067}
     data = load_catalog().own_values("assumptions", "moe_efficiency_tuned")
     assert data == pytest.approx(own)
-    got = moe_by_class(spec, own, pooled=0.4547)
-    mid = (0.3240 + 0.3669) / 2
-    mi300x = 0.4858 + np.log(1307.4 / 989) / np.log(2250 / 989) * (mid - 0.4858)
-    assert mi300x == pytest.approx(0.4381, abs=1e-4) and got["mi300x"] == pytest.approx(mi300x)
-    assert got["mi355x"] == pytest.approx(mid) and got["h200-sxm"] == pytest.approx(0.4858)
-    assert got["tpu-v5p"] == pytest.approx((0.4853 + 0.573) / 2)
-    assert got["b200-hgx"] == 0.3240 and got["a100-80gb-sxm"] == pytest.approx(0.4858)
+    got = moe_by_class(spec, own, pooled=0.4942)
+    mid = (0.3233 + 0.3615) / 2
+    mi300x = 0.5022 + np.log(1307.4 / 989) / np.log(2250 / 989) * (mid - 0.5022)
+    assert mi300x == pytest.approx(0.4479, abs=1e-4) and got["mi300x"] == pytest.approx(mi300x)
+    assert got["mi355x"] == pytest.approx(mid) and got["h200-sxm"] == pytest.approx(0.5022)
+    assert got["tpu-v5p"] == pytest.approx((0.4981 + 0.6067) / 2)
+    assert got["b200-hgx"] == 0.3233 and got["a100-80gb-sxm"] == pytest.approx(0.5022)
     servers_only = moe_by_class(spec, {"h100-sxm": 0.5211}, pooled=0.4)
     assert servers_only["gb200-nvl72"] == 0.4 and servers_only["mi355x"] == pytest.approx(0.5211)
     dense = estimate_training(1.2e12, 2e13, "b200-hgx", 2048).breakdown

@@ -177,8 +177,9 @@ def test_owned_opex_names_the_platform_engineers():
     owned = presets["band-400b-plus"].replace(acquisition_modes=["buy-new"])
     r = recommend(owned, monte_carlo_samples=0)
     figures = {k: (v, why) for k, v, why in sm.key_figures(r.scenario, r)}
-    # 4,096 MI355X on 512 nodes: ceil(512 / 16) = 32 engineers x $300K (test_sensitivity.py).
-    assert figures["Opex, first year"][1].endswith("and its platform engineers ($9.60M a year)")
+    # 3,456 GB200 on 864 compute trays: ceil(864 / 16) = 54 engineers x $300K
+    # (test_sensitivity.py).
+    assert figures["Opex, first year"][1].endswith("and its platform engineers ($16.2M a year)")
 
 
 def test_the_monte_carlo_risk_sums_the_picks_part_and_names_a_count_that_wins_more():

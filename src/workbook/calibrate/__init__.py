@@ -68,6 +68,13 @@ from .metrics import (
     time_range,
     twin_pairs,
 )
+from .moe_routing import (
+    ROUTING_GRID,
+    fit_moe_routing,
+    routing_fit,
+    routing_fit_cached,
+    with_routing,
+)
 from .realized import (
     CONDITIONINGS,
     MIN_GROUP_RUNS,
@@ -130,6 +137,11 @@ __all__ = [
     "realized_summary",
     "fit_moe_tuned",
     "fit_tuned_step_overhead",
+    "fit_moe_routing",
+    "routing_fit",
+    "routing_fit_cached",
+    "with_routing",
+    "ROUTING_GRID",
     "fit_tuned_traffic",
     "tuned_band",
     "tuned_base_throughput",

@@ -342,10 +342,15 @@ def fit_tuned_traffic(catalog: Catalog | None = None) -> float:
     return _fit_traffic(resolve_catalog(catalog))[0]
 
 
+def with_assumption(cat: Catalog, name: str, value: float) -> Catalog:
+    """``cat`` with the unkeyed assumption ``name`` set to ``value``."""
+    cell = {"table": "assumptions", "key": name, "column": "value"}
+    return cat.with_overrides([{**cell, "value": repr(float(value))}])
+
+
 def with_step_overhead(cat: Catalog, tokens: float) -> Catalog:
     """``cat`` with the tuned level's per-step overhead set to ``tokens``."""
-    cell = {"table": "assumptions", "key": STEP_OVERHEAD_TUNED, "column": "value"}
-    return cat.with_overrides([{**cell, "value": repr(float(tokens))}])
+    return with_assumption(cat, STEP_OVERHEAD_TUNED, tokens)
 
 
 def fit_tuned_step_overhead(catalog: Catalog | None = None) -> tuple[float, float]:

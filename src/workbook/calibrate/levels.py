@@ -25,6 +25,7 @@ from .bands import (
 from .benchmarks import TORCHTITAN_SOURCE, benchmark_throughput
 from .cache import PerCatalog
 from .metrics import metrics
+from .moe_routing import routing_fit_cached
 from .runs import (
     baseline_hours,
     entry_batch,
@@ -302,6 +303,9 @@ class Levels:
     #: The tuned level's per-step overhead [tokens per GPU per step] (data/assumptions.csv
     #: ``step_overhead_tuned_tokens``, :func:`workbook.calibrate.fit_tuned_step_overhead`).
     step_overhead_tokens: float = 0.0
+    #: The MoE routing width's fit (:func:`workbook.calibrate.routing_fit`): ``width`` and the MoE
+    #: rows' leave-one-out metrics without it, at it and nested.
+    moe_routing: dict = field(default_factory=dict)
 
 
 #: What the validator shows of each held-out benchmark row.
@@ -395,4 +399,5 @@ def level_summary(catalog: Catalog | None = None) -> Levels:
         tuned_holdout_by_scale=_holdout_by_scale(hold),
         tuned_holdout_by_vendor=_holdout_by_vendor(cat, hold),
         step_overhead_tokens=cat.param("assumptions", "step_overhead_tuned_tokens"),
+        moe_routing=routing_fit_cached(cat),
     )

@@ -337,6 +337,11 @@ def _level_figures(lv: Levels | None) -> dict:
             out["tuned_holdout_dense_over256_rows"] = int(big["runs"].iloc[0])
             out["tuned_holdout_dense_over256_mdape"] = float(big["mdape"].iloc[0])
     out["tuned_step_overhead_tokens"] = lv.step_overhead_tokens
+    if lv.moe_routing.get("none") is not None:
+        out["tuned_moe_routing_width"] = lv.moe_routing["width"]
+        for key in ("none", "at_width", "nested"):
+            out[f"tuned_moe_routing_{key}_mdape"] = lv.moe_routing[key]["mdape"]
+            out[f"tuned_moe_routing_{key}_within_25pct"] = lv.moe_routing[key]["within_25pct"]
     for kind, m in lv.tuned_bands.items():
         for key in ("p10", "p90", "loo_coverage"):
             out[f"tuned_band_{kind.lower()}_{key}"] = m[key]

@@ -13,8 +13,10 @@ formats it.
 
 ``--fit`` refits the free constants (gemm_efficiency, memory_traffic_bytes_per_token_layer_dmodel,
 tp_overlap_fraction, moe_efficiency) on the calibration rows by grid search on the mean absolute log
-error, and prints them; ``--write`` also stores them in data/assumptions.csv. ``--no-cv`` skips the
-out-of-sample error (leave-one-out and 200 random calibration/holdout splits, ~20 s).
+error, and prints them; ``--write`` also stores them in data/assumptions.csv, then the tuned
+per-step overhead, the MoE routing width and the bands, each fitted at the ones before.
+``--no-cv`` skips the out-of-sample error (leave-one-out and 200 random calibration/holdout
+splits, ~20 s).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from ..calibrate import (
     ValidationSummary,
     band_constants,
     fit,
+    fit_moe_routing,
     fit_tuned_step_overhead,
     validation_summary,
     write_assumptions,
@@ -41,6 +44,8 @@ from ..calibrate import (
 from ..calibrate.bands import STEP_OVERHEAD_TUNED
 from ..catalog import DATA_DIR, clear_cache
 from ..model import step_overhead_factor
+from ..model.estimate import ROUTING
+from ..model.shape import moe_routing_factor
 
 PERCENT = "{:+.1%}".format
 GPU_HOURS = "{:,.0f}".format
@@ -249,7 +254,7 @@ def _levels_section(s: ValidationSummary) -> list[str]:
             "By vendor (median_error: the median signed error, predicted / published - 1):",
             lv.tuned_holdout_by_vendor.to_string(index=False, formatters=GROUP_FORMAT),
         ]
-    lines += _tuned_band_lines(lv) + _fp4_lines(lv) + _overhead_lines(lv)
+    lines += _tuned_band_lines(lv) + _fp4_lines(lv) + _overhead_lines(lv) + _routing_lines(lv)
     if lv.realized_blind is not None:
         b, base = lv.realized_blind, lv.realized_blind_baseline
         lines.append(
@@ -358,6 +363,10 @@ def run(args: argparse.Namespace) -> int:
             tokens, _ = fit_tuned_step_overhead()
             print(f"tuned per-step overhead: {STEP_OVERHEAD_TUNED}={tokens:g}")
             write_assumptions({STEP_OVERHEAD_TUNED: tokens})
+            clear_cache()  # the MoE routing width is fitted at the overhead just written
+            width = fit_moe_routing()
+            print(f"MoE routing width: {ROUTING}={width:g}")
+            write_assumptions({ROUTING: width})
             clear_cache()  # the bands are measured with the constants just written
             bands = band_constants()
             print("bands: " + ", ".join(f"{k}={v}" for k, v in bands.items()))
@@ -404,6 +413,31 @@ def _fp4_lines(lv) -> list[str]:
     return [
         "FP4 at the tuned level (a vendor's own speedup where it has FP4 benchmarks, else "
         "FP8's; the rule declared in CHANGELOG.md 2026-12-02): " + "; ".join(parts) + "."
+    ]
+
+
+#: Expert widths the routing line shows its factor at: Qwen3-30B-A3B (768), Qwen3-235B-A22B
+#: (1,536), gpt-oss (2,880); Hugging Face config.json moe_intermediate_size / intermediate_size.
+ROUTING_SHOWN_AT = (768, 1536, 2880)
+
+
+def _routing_lines(lv) -> list[str]:
+    """The MoE routing width and what it did over the MoE rows; none without MoE rows."""
+    fit = lv.moe_routing
+    if not fit or fit.get("none") is None:
+        return []
+    c = fit["width"]
+    at = ", ".join(
+        f"x {moe_routing_factor(f, 2, c):.2f} at {f:,}-wide experts" for f in ROUTING_SHOWN_AT
+    )
+    none, width, nested = fit["none"], fit["at_width"], fit["nested"]
+    return [
+        f"MoE routing: dispatch and combine cost a {c:g}-wide matmul per routed token (the rule "
+        "declared in CHANGELOG.md 2026-12-07), throughput x (1 + c / 2048) / (1 + c / expert "
+        f"width): {at}. Over the {none['n']} MoE rows, leave-one-out: MdAPE "
+        f"{none['mdape']:.1%} without it, {width['mdape']:.1%} with it, {nested['mdape']:.1%} "
+        f"nested (each row at the width chosen without it); within +-25 % "
+        f"{none['within_25pct']:.0%}, {width['within_25pct']:.0%}, {nested['within_25pct']:.0%}."
     ]
 
 

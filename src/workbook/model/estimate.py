@@ -32,7 +32,7 @@ from .configs import (
 )
 from .goodput import goodput
 from .memory import state_bytes_per_param
-from .shape import ModelShape, shape_params, with_shape
+from .shape import ModelShape, moe_routing_factor, shape_params, with_shape
 from .step_time import Efficiencies, Hardware, Layout, Workload, best_layout, step_overhead_factor
 from .uncertainty import TimeBand, level_moe_efficiency, time_band
 
@@ -42,6 +42,8 @@ LARGE_MODEL_PARAMS = 1e11
 #: A model counts as a mixture of experts (``moe_efficiency`` applies) when its active
 #: parameters are below this share of the total (a margin for rounding in the inputs).
 MOE_ACTIVE_SHARE_BELOW = 0.999
+#: A MoE's dispatch-and-combine width (:func:`workbook.model.shape.moe_routing_factor`).
+ROUTING = "moe_routing_width"
 
 
 @dataclass(frozen=True)
@@ -64,7 +66,7 @@ class Derates:
     software_maturity: np.ndarray  #: software_maturity_<stack>
     thermal_factor: np.ndarray  #: air_throttle_fraction for a liquid part in air racks, else 1
     input_pipeline_factor: np.ndarray  #: input_pipeline_python_factor for a Python loader, else 1
-    moe_factor: np.ndarray  #: the level's MoE factor (uncertainty.level_moe_efficiency), else 1
+    moe_factor: np.ndarray  #: level_moe_efficiency x shape.moe_routing_factor; dense 1
     qlora_factor: np.ndarray  #: 1 / qlora_dequant_overhead for QLoRA, else 1
     #: 1 / (1 + k / tokens per GPU per step), k step_overhead_tokens (tuned: _tuned_tokens)
     step_overhead_factor: np.ndarray
@@ -137,7 +139,9 @@ def _derates(cat: Catalog, cfg: Configs, m: Machines, shape: Shape, a) -> Derate
     liquid_only = parts["cooling_options"].to_numpy(object) == "liquid"
     throttled = m.spec.per_row(liquid_only) & (m.cooling == "air")
     is_moe = cfg.n_active_params < cfg.n_params * MOE_ACTIVE_SHARE_BELOW
-    moe = level_moe_efficiency(cat, cfg.accelerator, cfg.software_stack, a)
+    moe = level_moe_efficiency(cat, cfg.accelerator, cfg.software_stack, a) * moe_routing_factor(
+        cfg.exact["ffn_hidden"], cfg.exact["n_experts"], a[ROUTING]
+    )
     tuned = cfg.is_("software_stack", "tuned")
     overhead = np.where(tuned, a["step_overhead_tuned_tokens"], a["step_overhead_tokens"])
     return Derates(

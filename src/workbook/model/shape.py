@@ -208,6 +208,32 @@ class ModelShape:
             raise ValueError(f"{shown(str(path))}: {e}") from None
 
 
+#: The expert width a mixture of experts' tuned factors are referred to [units]: DeepSeek-V3's and
+#: Kimi K2's ``moe_intermediate_size`` (2,048; their Hugging Face config.json), the median expert
+#: width of the MoE benchmark rows in data/benchmarks.csv. A MoE without an exact shape is taken
+#: at it (:func:`moe_routing_factor` = 1).
+MOE_REFERENCE_EXPERT_WIDTH = 2048.0
+
+
+def moe_routing_factor(ffn_hidden, n_experts, routing_width):
+    """The throughput multiplier of a mixture of experts' expert width against
+    :data:`MOE_REFERENCE_EXPERT_WIDTH` [ratio]: ``(1 + c / 2048) / (1 + c / f)``.
+
+    Every routed token pays for dispatch and combine (router, permutation, all-to-all and back):
+    work that grows with d_model but not with the expert width ``f``, written as a matmul of width
+    ``c`` (``routing_width``, ``moe_routing_width`` in data/assumptions.csv, fitted on the MoE
+    benchmark rows: :func:`workbook.calibrate.fit_moe_routing`). An expert of width ``f`` then runs
+    at ``f / (f + c)`` of its matmul rate, so a fine-grained MoE (768 wide: Qwen3-30B-A3B) is
+    slower per FLOP than DeepSeek-V3 and a coarse one (2,880: gpt-oss) faster. ``f`` is
+    ``ffn_hidden`` of an exact shape with more than one expert, else the reference (factor 1:
+    a dense model, or a MoE known only by its size)."""
+    f = np.asarray(ffn_hidden, float)
+    moe = ~np.isnan(f) & (np.nan_to_num(np.asarray(n_experts, float)) > 1)
+    f = np.where(moe, f, MOE_REFERENCE_EXPERT_WIDTH)
+    c = float(routing_width)
+    return (1.0 + c / MOE_REFERENCE_EXPERT_WIDTH) / (1.0 + c / f)
+
+
 #: How far a given size may be from the exact shape's count [ratio]: a rounded published size
 #: passes (8e9 for Llama 3 8B's 8.03B is 0.4 % off), another model's does not (7e9: 13 %).
 SHAPE_COUNT_TOLERANCE = 0.01
