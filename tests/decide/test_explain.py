@@ -441,3 +441,31 @@ def test_a_tuned_pick_says_how_far_torchtitan_was_from_the_tuned_level():
     assert any(said in r for r in recommend(tuned, sensitivity=False).reasons)
     typical = recommend(tuned.replace(software_stack="typical"), sensitivity=False).reasons
     assert not any("torchtitan" in r for r in typical)
+
+
+def test_a_widened_moe_pick_names_what_its_part_lacks():
+    """A typical-stack MoE plan is widened when its part has no published whole run, or has one
+    but no MoE evidence (time_band). band-400b-plus bought only picks 3,456 GB200 NVL72: GB200
+    has its own MoE benchmarks (moe_efficiency_tuned keyed gb200-nvl72) and no whole run, so the
+    headline says it lacks a published run, not a MoE benchmark (until 2026-12-07 it said "no
+    published MoE run or MoE benchmark"). A100 80GB has whole runs (data/published_runs.csv), no
+    MoE run and no MoE benchmark: that is what a MoE on it lacks."""
+    from workbook.decide.band_reason import missing_evidence
+    from workbook.decide.recommend import band_basis
+
+    cat = load_catalog()
+    assert "gb200-nvl72" in cat.own_values("assumptions", "moe_efficiency_tuned")
+    owned = presets["band-400b-plus"].replace(acquisition_modes=["buy-new"])
+    rec = recommend(owned, monte_carlo_samples=0)
+    assert rec.top.accelerator == "gb200-nvl72"
+    said = "Its time rests on no published run on NVIDIA GB200 NVL72 (per Blackwell GPU):"
+    assert said in rec.top.sentence and "MoE benchmark on NVIDIA GB200" not in rec.top.sentence
+    parts = band_basis(cat).run_parts
+    assert "a100-80gb-sxm" in parts and "gb200-nvl72" not in parts
+    moe = {"moe_factor": 0.7, "stack_level": "typical"}
+    a100 = pd.Series(moe | {"accelerator": "a100-80gb-sxm"})
+    assert missing_evidence(a100, parts) == "no published MoE run or MoE benchmark"
+    dense = pd.Series(moe | {"accelerator": "a100-80gb-sxm", "moe_factor": 1.0})
+    assert missing_evidence(dense, parts) == "no published run"
+    tuned = pd.Series(moe | {"accelerator": "gb200-nvl72", "stack_level": "tuned"})
+    assert missing_evidence(tuned, parts) == "no published MoE benchmark"

@@ -64,16 +64,21 @@ class BandBasis:
     #: The tuned level on the held-out benchmarks of trainers that are not a vendor's recipe, per
     #: table (``n``, ``median_error``, ``parts``: :func:`workbook.calibrate.tuned_other_stacks`).
     other_stacks: dict | None = None
+    #: The parts with a published whole run (``used_full_runs``): the typical level's evidence.
+    run_parts: frozenset = frozenset()
 
 
-def missing_evidence(best: pd.Series) -> str:
+def missing_evidence(best: pd.Series, run_parts: frozenset = frozenset()) -> str:
     """What a widened pick's part lacks, at its level (``time_band_widened``:
     :func:`workbook.model.uncertainty.time_band`): ``no published run``, ``no published MoE
-    benchmark``, ..."""
+    benchmark``, ... A typical mixture of experts on a part with no published whole run lacks
+    that first (``run_parts``: the parts with one), whatever MoE benchmarks it has."""
     is_moe = best["moe_factor"] < 1
     if best["stack_level"] == "tuned":
         return "no published MoE benchmark" if is_moe else "no published benchmark"
-    return "no published MoE run or MoE benchmark" if is_moe else "no published run"
+    if is_moe and best["accelerator"] in run_parts:
+        return "no published MoE run or MoE benchmark"
+    return "no published run"
 
 
 def band_reason(best: pd.Series, basis: BandBasis) -> str:
@@ -102,8 +107,8 @@ def band_reason(best: pd.Series, basis: BandBasis) -> str:
     )
     if best["time_band_widened"]:
         text += (
-            f" There is {missing_evidence(best)} on {best['name']}: its estimate rests on the "
-            f"spec sheet and constants fitted on other parts, so its band is widened "
+            f" There is {missing_evidence(best, basis.run_parts)} on {best['name']}: its estimate "
+            "rests on the spec sheet and constants fitted on other parts, so its band is widened "
             f"{basis.widening:g}x."
         )
     if best["stack_level"] == "tuned" and is_moe and moe:

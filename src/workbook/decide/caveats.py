@@ -194,16 +194,17 @@ def evidence_caveat(
     widening: float,
     said_already: bool = False,
     margins: Margins | None = None,
+    run_parts: frozenset = frozenset(),
 ) -> str:
     """Appended to the headline of a pick whose time band is widened (its part has no published
     evidence of its level's kind): what it lacks, how many times its estimated run time it can
     take before another option is the pick (``margins``: :func:`time_headroom_sentence`), and
     the option the same rule picks among those whose band is not (``checked``) with the
     difference; ``said_already``: that option is the sourced-price one the headline has just
-    named."""
+    named; ``run_parts``: the parts with a published whole run (:func:`missing_evidence`)."""
     said = (
-        f"Its time rests on {missing_evidence(best)} on {best['name']}: its probabilities are "
-        f"on a band widened {widening:g}x."
+        f"Its time rests on {missing_evidence(best, run_parts)} on {best['name']}: its "
+        f"probabilities are on a band widened {widening:g}x."
     )
     if margins is not None:
         said += time_headroom_sentence(best, margins)

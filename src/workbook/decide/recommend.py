@@ -30,7 +30,7 @@ from ..calibrate import (
     tuned_evidence_cached,
 )
 from ..catalog import Catalog, load_catalog
-from ..model import assumption_values, level_moe_efficiency, moe_classes
+from ..model import assumption_values, level_moe_efficiency, moe_classes, used_full_runs
 from . import sensitivity as sensitivity_analysis
 from .alternatives import best_among, rejected_accelerators, runners_up
 from .band_reason import BandBasis
@@ -351,7 +351,9 @@ def explain_pick(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog) -
     if best["time_band_widened"]:
         checked = best_among(s, o, ranking.rule, ~o["time_band_widened"].to_numpy(bool))
         same = sourced is not None and checked is not None and sourced.name == checked.name
-        top.caveats.append(evidence_caveat(best, checked, basis.widening, same, slower))
+        top.caveats.append(
+            evidence_caveat(best, checked, basis.widening, same, slower, basis.run_parts)
+        )
     elif slower.factor < best["wall_days_p90"] / best["wall_days"]:  # its own p90 changes it
         top.caveats.append(thin_time_caveat(best, slower))
     level = assumption_values(cat)["surer_probability"]
@@ -398,8 +400,14 @@ def band_basis(cat: Catalog) -> BandBasis:
     return BandBasis(
         runs, benchmarks, a["time_band_widening_no_evidence"], tuned.moe_loo, tuned.fp4_holdout,
         tuned.fp4_loo, tuned.scale_holdout, moe, a["moe_efficiency"], _moe_carry(cat),
-        _named_parts(cat, tuned.other_stacks),
+        _named_parts(cat, tuned.other_stacks), _run_parts(cat),
     )  # fmt: skip
+
+
+def _run_parts(cat: Catalog) -> frozenset:
+    """:attr:`BandBasis.run_parts`: the parts with a published whole run."""
+    runs = cat.tables["published_runs"]
+    return frozenset(runs.loc[used_full_runs(runs), "accelerator_id"])
 
 
 def _named_parts(cat: Catalog, per_source: dict) -> dict:
