@@ -469,3 +469,32 @@ def test_a_widened_moe_pick_names_what_its_part_lacks():
     assert missing_evidence(dense, parts) == "no published run"
     tuned = pd.Series(moe | {"accelerator": "gb200-nvl72", "stack_level": "tuned"})
     assert missing_evidence(tuned, parts) == "no published MoE benchmark"
+
+
+def test_a_moe_pick_with_an_exact_shape_says_what_its_expert_width_does(tmp_path):
+    """moe_routing_width 256 (data/assumptions.csv): Qwen3-30B-A3B's 768-wide experts (its
+    config.json) run at (1 + 256 / 2048) / (1 + 256 / 768) = 0.84375 of a 2,048-wide expert's
+    MoE throughput, 1 / 0.84375 - 1 = +18.5 % time; Mixtral 8x7B's 14,336-wide ones at 1.125 /
+    (1 + 256 / 14336) = 1.1053, -9.5 %. The pick's reasons say it; a MoE given only by its size
+    (band-400b-plus) and a dense model say nothing of expert width."""
+    import json
+
+    from hf_configs import MIXTRAL_8X7B, QWEN3_30B_A3B
+
+    base = presets["band-7b-to-70b"].replace(n_tokens=2e12)
+    said = {}
+    for name, config in (("qwen", QWEN3_30B_A3B), ("mixtral", MIXTRAL_8X7B)):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(config))
+        s = base.replace(hf_config=str(path), n_params=None, n_active_params=None)
+        said[name] = " ".join(recommend(s, sensitivity=False).reasons)
+    assert (
+        "Its experts are 768 wide, narrower than DeepSeek-V3's 2,048 that the MoE factors are "
+        "referred to: routing a token to them (router, permutation, all-to-all and back) costs "
+        "as much as a 256-wide matmul (fitted on the MoE benchmarks), so its MoE throughput is "
+        "x 0.84 (+19% time)."
+    ) in said["qwen"]
+    assert "Its experts are 14,336 wide, wider than" in said["mixtral"]
+    assert "x 1.11 (-10% time)" in said["mixtral"]
+    for plain in (presets["band-400b-plus"], base):
+        assert "Its experts are" not in " ".join(recommend(plain, sensitivity=False).reasons)

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ..model import ModelShape
+from ..model.shape import MOE_REFERENCE_EXPERT_WIDTH, moe_routing_factor
 from ..text import TUNED_RECIPES, days_text, duration_text, money_text
 
 
@@ -66,6 +68,8 @@ class BandBasis:
     other_stacks: dict | None = None
     #: The parts with a published whole run (``used_full_runs``): the typical level's evidence.
     run_parts: frozenset = frozenset()
+    #: ``moe_routing_width`` (:func:`workbook.model.shape.moe_routing_factor`) [units of width].
+    routing_width: float = 0.0
 
 
 def missing_evidence(best: pd.Series, run_parts: frozenset = frozenset()) -> str:
@@ -81,11 +85,12 @@ def missing_evidence(best: pd.Series, run_parts: frozenset = frozenset()) -> str
     return "no published run"
 
 
-def band_reason(best: pd.Series, basis: BandBasis) -> str:
+def band_reason(best: pd.Series, basis: BandBasis, shape: ModelShape | None = None) -> str:
     """The pick's p10-p90 days and where the band comes from (and that it is widened where the
     part has no evidence of its own; that a tuned mixture of experts has the MoE benchmarks' own,
     wider band, and how far they were off; where a tuned FP4 pick's speedup comes from; how far
-    the tuned level was on the held-out benchmarks of a large dense pick's part at that scale)."""
+    the tuned level was on the held-out benchmarks of a large dense pick's part at that scale;
+    what a mixture of experts' exact ``shape`` does to its MoE factor: :func:`_routing_clause`)."""
     moe = basis.moe_loo
     is_moe = best["moe_factor"] < 1
     if best["stack_level"] == "tuned":
@@ -119,7 +124,7 @@ def band_reason(best: pd.Series, basis: BandBasis) -> str:
             f"{moe['slowest']:.1f}x too slow to {moe['fastest']:.1f}x too fast)."
         )
     if is_moe:
-        text += _moe_level_clause(best, basis)
+        text += _moe_level_clause(best, basis) + _routing_clause(shape, basis)
     if best["stack_level"] == "tuned" and best["precision"] == "fp4":
         text += _fp4_clause(best, basis)
     if best["stack_level"] == "tuned" and not is_moe:
@@ -157,6 +162,30 @@ def _moe_level_clause(best: pd.Series, basis: BandBasis) -> str:
             "the fast end for a mixture of experts."
         )
     return ""
+
+
+#: How far from 1 a MoE's expert-width factor must be before its reasons say it [ratio].
+ROUTING_SAID_FROM = 0.02
+
+
+def _routing_clause(shape: ModelShape | None, basis: BandBasis) -> str:
+    """What the expert width of a mixture of experts with an exact ``shape`` does to its MoE
+    factor (:func:`workbook.model.shape.moe_routing_factor`), when it moves it by at least
+    :data:`ROUTING_SAID_FROM`; empty without a shape."""
+    if shape is None or shape.n_experts <= 1:
+        return ""
+    factor = float(moe_routing_factor(shape.ffn_hidden, shape.n_experts, basis.routing_width))
+    if not abs(factor - 1.0) >= ROUTING_SAID_FROM:
+        return ""
+    ref = MOE_REFERENCE_EXPERT_WIDTH
+    how = "narrower" if shape.ffn_hidden < ref else "wider"
+    return (
+        f" Its experts are {shape.ffn_hidden:,} wide, {how} than DeepSeek-V3's {ref:,.0f} that "
+        "the MoE factors are referred to: routing a token to them (router, permutation, "
+        f"all-to-all and back) costs as much as a {basis.routing_width:g}-wide matmul (fitted on "
+        f"the MoE benchmarks), so its MoE throughput is x {factor:.2f} ({1 / factor - 1:+.0%} "
+        "time)."
+    )
 
 
 def _moe_carry_clause(carry: tuple, typical: float, tuned: float) -> str:

@@ -31,6 +31,7 @@ from ..calibrate import (
 )
 from ..catalog import Catalog, load_catalog
 from ..model import assumption_values, level_moe_efficiency, moe_classes, used_full_runs
+from ..model.estimate import ROUTING
 from . import sensitivity as sensitivity_analysis
 from .alternatives import best_among, rejected_accelerators, runners_up
 from .band_reason import BandBasis
@@ -400,7 +401,7 @@ def band_basis(cat: Catalog) -> BandBasis:
     return BandBasis(
         runs, benchmarks, a["time_band_widening_no_evidence"], tuned.moe_loo, tuned.fp4_holdout,
         tuned.fp4_loo, tuned.scale_holdout, moe, a["moe_efficiency"], _moe_carry(cat),
-        _named_parts(cat, tuned.other_stacks), _run_parts(cat),
+        _named_parts(cat, tuned.other_stacks), _run_parts(cat), a[ROUTING],
     )  # fmt: skip
 
 
