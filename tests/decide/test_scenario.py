@@ -133,6 +133,53 @@ def test_hf_config_sets_the_sizes(tmp_path):
         Scenario(**BASE, hf_config=str(p))
 
 
+#: Mixtral 8x7B's shape as ModelShape's fields (its config.json: tests/hf_configs.py).
+MIXTRAL_SHAPE = dict(
+    n_layers=32, d_model=4096, n_heads=32, n_kv_heads=8, ffn_hidden=14336, vocab_size=32000,
+    n_experts=8, experts_per_token=2,
+)  # fmt: skip
+
+
+def test_an_inline_model_shape_is_the_same_as_its_config_file(tmp_path):
+    """model_shape with Mixtral 8x7B's numbers gives the sizes its config.json does (46,702,792,704
+    and 12,879,925,248), the same exact shape for the sweep, and round-trips through YAML; a
+    given size must agree within 1 %."""
+    p = tmp_path / "config.json"
+    p.write_text(json.dumps(MIXTRAL_8X7B), encoding="utf-8")
+    base = {k: v for k, v in BASE.items() if k != "n_params"}
+    inline, filed = Scenario(**base, model_shape=MIXTRAL_SHAPE), Scenario(**base, hf_config=str(p))
+    assert (inline.n_params, inline.n_active_params) == (46_702_792_704, 12_879_925_248)
+    assert inline.exact_shape == filed.exact_shape
+    assert Scenario(**BASE).exact_shape is None
+    assert Scenario.from_yaml(inline.to_yaml()) == inline
+    with pytest.raises(ScenarioError, match="model_shape: n_params=7.*disagrees"):
+        Scenario(**BASE, model_shape=MIXTRAL_SHAPE)
+
+
+@pytest.mark.parametrize(
+    "shape, match",
+    [
+        ({**MIXTRAL_SHAPE, "ffn": 1}, "model_shape has no field 'ffn'; allowed: n_layers, "),
+        ({"n_layers": 2}, "lacks d_model, n_heads, n_kv_heads, ffn_hidden, vocab_size"),
+        ({**MIXTRAL_SHAPE, "n_kv_heads": 5}, "n_kv_heads=5 does not divide n_heads=32"),
+        ({**MIXTRAL_SHAPE, "n_layers": -1}, "model_shape: n_layers=-1 must be greater than 0"),
+        ("32 layers", "model_shape='32 layers' is not a mapping"),
+    ],
+)
+def test_a_bad_inline_shape_is_one_clear_error(shape, match):
+    base = {k: v for k, v in BASE.items() if k != "n_params"}
+    with pytest.raises(ScenarioError, match=match):
+        Scenario(**base, model_shape=shape)
+
+
+def test_a_shape_inline_and_a_config_file_together_are_refused(tmp_path):
+    p = tmp_path / "config.json"
+    p.write_text(json.dumps(MIXTRAL_8X7B), encoding="utf-8")
+    base = {k: v for k, v in BASE.items() if k != "n_params"}
+    with pytest.raises(ScenarioError, match="given with hf_config=.*allowed: one of the two"):
+        Scenario(**base, model_shape=MIXTRAL_SHAPE, hf_config=str(p))
+
+
 def test_a_framework_files_sequence_length_is_the_runs_unless_the_scenario_gives_one(tmp_path):
     """torchtitan's Llama 3 8B TOML says ``[training] seq_len = 8192`` (tests/framework_configs.py):
     a scenario without seq_len trains at 8,192; one that gives 2,048 keeps it; a config.json

@@ -110,3 +110,22 @@ def test_memo_says_how_far_to_trust_the_pick(base_rec):
 def test_runners_up_come_from_the_recommendation(base_rec):
     ru = rp.runners_up(base_rec)
     assert list(ru["summary"]) == [o.sentence for o in base_rec.runners_up]
+
+
+def test_an_inline_model_shape_is_listed_field_by_field():
+    """A scenario's model_shape (Qwen3-30B-A3B's, its config.json) is one row of the scenario
+    table, its fields in order with thousands separators, set by the scenario."""
+    shape = dict(
+        n_layers=48, d_model=2048, n_heads=32, n_kv_heads=4, ffn_hidden=768, vocab_size=151936,
+        n_experts=128, experts_per_token=8, head_dim=128, tie_embeddings=False,
+    )  # fmt: skip
+    s = Scenario(
+        name="qwen", workload="pretrain", n_tokens=2e12, deadline_days=90, budget_usd=4e6,
+        site_power_kw=2000, model_shape=shape,
+    )  # fmt: skip
+    row = rp._scenario_table(s).set_index("field").loc["model_shape"]
+    assert row["value"] == (
+        "n_layers 48, d_model 2,048, n_heads 32, n_kv_heads 4, ffn_hidden 768, vocab_size "
+        "151,936, n_experts 128, experts_per_token 8, head_dim 128, tie_embeddings False"
+    )
+    assert row["source"] == "scenario"

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..catalog import Catalog
-from ..model import implied_peak_fraction, read_model_config, training_flops
+from ..model import implied_peak_fraction, training_flops
 from ..text import (
     MODE_PHRASE,
     amount_text,
@@ -308,7 +308,7 @@ def why_top(
         if not tie
         else _tie_reason(s, best, objective_best, rule),
         _time_factor_reason(s, best),
-        band_reason(best, basis, read_model_config(s.hf_config).shape if s.hf_config else None),
+        band_reason(best, basis, s.exact_shape),
         _slow_end_reason(s, best),
         delivery_reason(best),
         _memory_reason(best),

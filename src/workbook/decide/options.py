@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..catalog import Catalog, load_catalog
-from ..model import assumption_values, cluster_power, estimate_frame, read_model_config
+from ..model import assumption_values, cluster_power, estimate_frame
 from ..text import layout_labels
 from ..units import DAYS_PER_WEEK, WEEKS_PER_YEAR
 from .allowed import ACQUISITIONS
@@ -130,8 +130,9 @@ def _configurations(s: Scenario, acc: pd.DataFrame) -> pd.DataFrame:
     cfg["method"] = s.method
     cfg["fabric"] = s.fabric
     cfg["software_stack"] = s.software_stack
-    if s.hf_config is not None:  # the exact shape: FLOPs and activations (model/shape.py)
-        for name, value in read_model_config(s.hf_config).shape.columns().items():
+    shape = s.exact_shape
+    if shape is not None:  # the exact shape: FLOPs and activations (model/shape.py)
+        for name, value in shape.columns().items():
             cfg[name] = value
     # Rented or properly cooled owned racks: parts run at their designed cooling. An owned
     # liquid-only part in air racks is rejected (cooling constraint), not silently throttled.

@@ -15,7 +15,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..catalog import load_catalog
-from ..model import PRECISIONS, chinchilla_tokens, read_model_config, with_shape
+from ..model import PRECISIONS, ModelShape, chinchilla_tokens, read_model_config, with_shape
 from ..text import TUNED_RECIPES, shown
 from .allowed import (
     _NUMBER_FIELDS,
@@ -252,6 +252,16 @@ class Scenario(BaseModel):
         ),
     )
 
+    model_shape: Optional[dict] = Field(
+        None,
+        description=(
+            "The model's exact shape given inline instead of a file (not with hf_config): "
+            "n_layers, d_model, n_heads, n_kv_heads, ffn_hidden (an expert's, for a mixture of "
+            "experts), vocab_size and, optional, n_experts, experts_per_token, head_dim, "
+            "tie_embeddings; used as hf_config's shape is."
+        ),
+    )
+
     def __init__(self, **data):
         try:
             super().__init__(**data)
@@ -314,36 +324,35 @@ class Scenario(BaseModel):
     @classmethod
     def _sizes_from_hf_config(cls, data):
         """Read :attr:`hf_config` (:func:`workbook.model.read_model_config`: exists, readable,
-        <= 1 MB, the shape's keys) and fill in
-        or check ``n_params`` / ``n_active_params`` from its exact shape."""
+        <= 1 MB, the shape's keys) or :attr:`model_shape` (:func:`inline_shape`), not both, and
+        fill in or check ``n_params`` / ``n_active_params`` from the exact shape."""
         path = data.get("hf_config") if isinstance(data, dict) else None
-        if path is None:
+        inline = data.get("model_shape") if isinstance(data, dict) else None
+        if path is None and inline is None:
             return data
+        if path is not None and inline is not None:
+            raise ValueError(
+                f"model_shape={shown(inline)} given with hf_config={shown(path)}; allowed: one "
+                "of the two"
+            )
+        sizes = {**_given_sizes(data), "n_layers": None, "d_model": None}
+        if inline is not None:
+            shape = inline_shape(inline)
+            try:
+                return {**data, **_sizes(with_shape(sizes, shape))}
+            except ValueError as e:
+                raise ValueError(f"model_shape: {e}") from None
         if not isinstance(path, str):
             raise ValueError(f"hf_config={shown(path)} is not a path; allowed: a config.json path")
         try:
             config = read_model_config(path)
-            given = with_shape(
-                {
-                    "n_params": data.get("n_params"),
-                    "n_active_params": data.get("n_active_params"),
-                    "n_layers": None,
-                    "d_model": None,
-                },
-                config.shape,
-            )
+            given = with_shape(sizes, config.shape)
         except ValueError as e:
             raise ValueError(f"hf_config={shown(path)}: {e}") from None
-        active = given["n_active_params"]
         # A Megatron / torchtitan file's training sequence length is the run's unless the
         # scenario gives its own (a config.json gives none: its context window is not one).
         seq = {"seq_len": config.seq_len} if config.seq_len and data.get("seq_len") is None else {}
-        return {
-            **data,
-            "n_params": given["n_params"],
-            "n_active_params": active if active < given["n_params"] else None,
-            **seq,
-        }
+        return {**data, **_sizes(given), **seq}
 
     @model_validator(mode="after")
     def _consistent(self):
@@ -370,6 +379,13 @@ class Scenario(BaseModel):
     @property
     def method(self) -> str:
         return WORKLOAD_METHOD[self.workload]
+
+    @property
+    def exact_shape(self) -> ModelShape | None:
+        """The exact shape of :attr:`hf_config` or :attr:`model_shape`; None without either."""
+        if self.hf_config is not None:
+            return read_model_config(self.hf_config).shape
+        return inline_shape(self.model_shape) if self.model_shape is not None else None
 
     # --- construction with clear errors ------------------------------------------------------
     @classmethod
@@ -432,3 +448,45 @@ class Scenario(BaseModel):
         p.write_text(
             self.to_json() if p.suffix.lower() == ".json" else self.to_yaml(), encoding="utf-8"
         )
+
+
+#: The fields of :class:`workbook.model.ModelShape` an inline ``model_shape`` may give.
+SHAPE_FIELDS = tuple(ModelShape.__dataclass_fields__)
+
+
+def inline_shape(given) -> ModelShape:
+    """The :class:`ModelShape` of an inline ``model_shape`` mapping; one ``ValueError`` naming
+    ``model_shape``, the key or value and what is allowed."""
+    if not isinstance(given, dict):
+        raise ValueError(
+            f"model_shape={shown(given)} is not a mapping; allowed: n_layers, d_model, ... as keys"
+        )
+    unknown = [k for k in given if k not in SHAPE_FIELDS]
+    if unknown:
+        raise ValueError(
+            f"model_shape has no field {shown(unknown[0])}; allowed: {', '.join(SHAPE_FIELDS)}"
+        )
+    try:
+        return ModelShape(**given)
+    except TypeError:
+        missing = [k for k in SHAPE_FIELDS[:6] if k not in given]
+        raise ValueError(
+            f"model_shape={shown(given)} lacks {', '.join(missing)}; allowed: a shape with "
+            f"{', '.join(SHAPE_FIELDS[:6])}"
+        ) from None
+    except ValueError as e:
+        raise ValueError(f"model_shape: {e}") from None
+
+
+def _given_sizes(data: dict) -> dict:
+    """The scenario's given sizes (None where absent)."""
+    return {"n_params": data.get("n_params"), "n_active_params": data.get("n_active_params")}
+
+
+def _sizes(given: dict) -> dict:
+    """``n_params`` and ``n_active_params`` (None for a dense model) from :func:`with_shape`."""
+    active = given["n_active_params"]
+    return {
+        "n_params": given["n_params"],
+        "n_active_params": active if active < given["n_params"] else None,
+    }

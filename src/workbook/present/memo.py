@@ -380,6 +380,10 @@ def _scenario_table(scenario: Scenario) -> pd.DataFrame:
         given = f.is_required() or value != default
         if isinstance(value, list):
             value = ", ".join(map(str, value))
+        elif isinstance(value, dict):  # model_shape: its fields in order
+            value = ", ".join(
+                f"{k} {v:,}" if type(v) is int else f"{k} {v}" for k, v in value.items()
+            )
         rows.append(
             {
                 "field": name,
