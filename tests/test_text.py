@@ -155,3 +155,18 @@ def test_a_rejected_option_short_of_the_confidence_says_by_how_much():
     row = option_row(rec.options, "rtx-6000-ada", 8, "buy-new")
     assert 0.795 <= row["p_deadline"] < 0.796 and not row["feasible"]
     assert "finishes by day 60 with 79.5 % probability, 80 % required" in row["failed"]
+
+
+def test_a_parameter_count_is_written_to_four_figures():
+    """Sizes as typed keep their digits (7B, 1.2T, 350M, 13.75B); a count a config file gives
+    (Qwen3-30B-A3B: 30,532,110,336 total, 3,353,020,416 active; Llama 3 70B: 70,553,706,496)
+    reads 30.53B, 3.353B, 70.55B, not 30.5321B."""
+    from workbook.text import params_label
+
+    assert [params_label(n) for n in (7e9, 1.2e12, 350e6, 13.75e9)] == [
+        "7B", "1.2T", "350M", "13.75B",
+    ]  # fmt: skip
+    assert params_label(30_532_110_336) == "30.53B"
+    assert params_label(3_353_020_416) == "3.353B"
+    assert params_label(70_553_706_496) == "70.55B"
+    assert params_label(125) == "125"

@@ -232,11 +232,12 @@ def energy_text(kwh: float, co2e_kg: float) -> str:
 
 
 def params_label(n: float) -> str:
-    """A parameter count in short: 7e9 -> '7B', 1.2e12 -> '1.2T', 350e6 -> '350M'."""
+    """A parameter count in short, to four significant figures: 7e9 -> '7B', 1.2e12 -> '1.2T',
+    350e6 -> '350M', a config file's 30,532,110,336 -> '30.53B' (not '30.5321B')."""
     for div, unit in ((TERA, "T"), (GIGA, "B"), (MEGA, "M")):
         if n >= div:
-            return f"{n / div:g}{unit}"
-    return f"{n:g}"
+            return f"{n / div:.4g}{unit}"
+    return f"{n:.4g}"
 
 
 def option_label(acquisition: str, n_gpus: int, accelerator: str) -> str:

@@ -498,3 +498,27 @@ def test_a_moe_pick_with_an_exact_shape_says_what_its_expert_width_does(tmp_path
     assert "x 1.11 (-10% time)" in said["mixtral"]
     for plain in (presets["band-400b-plus"], base):
         assert "Its experts are" not in " ".join(recommend(plain, sensitivity=False).reasons)
+
+
+def test_a_moe_pick_beyond_its_classs_benchmarked_parts_says_its_factor_is_held():
+    """moe_by_class holds a part outside its class's benchmarked peaks at the end (by hand in
+    tests/model/test_uncertainty.py): RTX PRO 6000 (504 dense BF16 TFLOP/s, below H100's 989)
+    takes H100's 0.5022 tuned, 0.7 x 0.5022 / 0.5022 = 0.70 typical; MI355X (2,500, above B200's
+    and B300's 2,250) their mean 0.3424 tuned, 0.7 x 0.3424 / 0.5022 = 0.48 typical. Their
+    reasons say so, not that the factor was interpolated (until 2026-12-07 RTX PRO 6000, at
+    Hopper's 0.70, said nothing)."""
+    moe = presets["band-400b-plus"].replace(n_params=30e9, n_active_params=3e9, n_tokens=2e12)
+    cases = {
+        "rtx-pro-6000-server": ("slowest benchmarked part's", "504", "below", "0.50", "0.70"),
+        "mi355x": ("fastest benchmarked parts'", "2,500", "above", "0.34", "0.48"),
+    }
+    for part, (which, peak, side, tuned, typical) in cases.items():
+        reasons = " ".join(recommend(moe.replace(accelerators=[part]), sensitivity=False).reasons)
+        said = (
+            f"Its MoE factor is its class's {which}, its {peak} dense BF16 TFLOP/s being {side} "
+            "them all (8-GPU servers: NVIDIA H100 SXM5 80GB 0.50 at 989, NVIDIA B200 0.32 at "
+            "2,250, NVIDIA B300 0.36 at 2,250; tuned level; the fastest averaged at one peak), "
+            f"not an interpolation: {tuned} at the tuned level, {typical} at the typical."
+        )
+        assert said in reasons, reasons
+        assert "interpolated" not in reasons

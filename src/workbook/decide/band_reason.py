@@ -145,7 +145,7 @@ def _moe_level_clause(best: pd.Series, basis: BandBasis) -> str:
         return ""
     carry = (basis.moe_carry or {}).get(part)
     off_hopper = abs(typical - basis.moe_whole_run) > 1e-9
-    if carry is not None and off_hopper:
+    if carry is not None:  # no MoE benchmark of its own: its class's, even where held at H100's
         return _moe_carry_clause(carry, typical, tuned)
     if best["stack_level"] == "typical" and off_hopper:
         return (
@@ -194,10 +194,20 @@ def _moe_carry_clause(carry: tuple, typical: float, tuned: float) -> str:
     peak, rack, evidence = carry
     cls = "rack-scale domains" if rack else "8-GPU servers"
     shown = ", ".join(f"{name} {factor:.2f} at {p:,.0f}" for name, p, factor in evidence)
+    peaks = [p for _, p, _ in evidence]
+    at = f"{tuned:.2f} at the tuned level, {typical:.2f} at the typical"
+    if peaks and not min(peaks) <= peak <= max(peaks):  # beyond its class's parts: held
+        slow = peak < min(peaks)
+        which = "slowest benchmarked part's" if slow else "fastest benchmarked parts'"
+        return (
+            f" Its MoE factor is its class's {which}, its {peak:,.0f} dense BF16 TFLOP/s being "
+            f"{'below' if slow else 'above'} them all ({cls}: {shown}; tuned level; the fastest "
+            f"averaged at one peak), not an interpolation: {at}."
+        )
     return (
         f" Its MoE factor is interpolated, on its {peak:,.0f} dense BF16 TFLOP/s, between the MoE "
         f"benchmarks of its class ({cls}: {shown}; tuned level; held at the ends, averaged at "
-        f"one peak): {tuned:.2f} at the tuned level, {typical:.2f} at the typical."
+        f"one peak): {at}."
     )
 
 
