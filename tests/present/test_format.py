@@ -145,6 +145,16 @@ def test_people_tables_have_no_scientific_notation_and_ignore_mathjax():
     assert 'class="dataframe mathjax_ignore tex2jax_ignore"' in html_ and "e+" not in html_
 
 
+def test_a_price_per_million_tokens_keeps_its_cents():
+    """usd_per_million_tokens ends in "tokens" and was written as a count (notebook 06 showed
+    0.0292758); it reads as dollars to three figures ($0.0293, $0.107, $2.86); a large one as
+    other costs ($3.00M)."""
+    df = pd.DataFrame({"usd_per_million_tokens": [0.0292758, 0.106916, 2.8591, 3e6]})
+    assert list(people_frame(df)["usd_per_million_tokens"]) == [
+        "$0.0293", "$0.107", "$2.86", "$3.00M",
+    ]  # fmt: skip
+
+
 def test_a_share_of_the_draws_is_never_written_0_or_100_percent_unless_it_is():
     """The memo's Monte Carlo table printed 0% for an option that won 2 of 1,000 draws beside a
     pick at 100% that won 998 (modest-budget); both now read as what they are."""

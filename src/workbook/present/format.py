@@ -277,6 +277,8 @@ def _people_value(col: str, v: Any) -> str:
     if not isinstance(v, (int, float, np.integer, np.floating)):
         return readable(v)
     v = float(v)
+    if col.startswith("usd_per_"):  # a unit price: cents matter ($0.0293 per million tokens)
+        return f"${v:.3g}" if abs(v) < 100 else money_text(v)
     if col.endswith("params") or col.endswith("tokens") and not col.endswith("per_s"):
         return params_label(v)
     if col.endswith("_usd"):
