@@ -95,3 +95,12 @@ def test_the_stored_width_is_the_rules_choice_and_helps_the_moe_rows_out_of_samp
     assert fit["none"]["mdape"] == pytest.approx(0.208, abs=5e-4)
     assert fit["at_width"]["mdape"] == pytest.approx(0.152, abs=5e-4)
     assert fit["nested"]["mdape"] == pytest.approx(0.162, abs=5e-4)
+
+
+def test_the_fitted_widths_span_the_moe_benchmarks_experts():
+    """The MoE benchmark rows' experts (data/model_shapes.csv): Qwen3-30B-A3B 768,
+    Qwen3-235B-A22B 1,536, gpt-oss 2,880; DeepSeek-V3 and Kimi K2 have no modelled shape and are
+    taken at 2,048: the range is 768 to 2,880."""
+    from workbook.calibrate.moe_routing import routing_width_range
+
+    assert routing_width_range(load_catalog()) == (768.0, 2880.0)

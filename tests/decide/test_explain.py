@@ -475,7 +475,8 @@ def test_a_moe_pick_with_an_exact_shape_says_what_its_expert_width_does(tmp_path
     """moe_routing_width 256 (data/assumptions.csv): Qwen3-30B-A3B's 768-wide experts (its
     config.json) run at (1 + 256 / 2048) / (1 + 256 / 768) = 0.84375 of a 2,048-wide expert's
     MoE throughput, 1 / 0.84375 - 1 = +18.5 % time; Mixtral 8x7B's 14,336-wide ones at 1.125 /
-    (1 + 256 / 14336) = 1.1053, -9.5 %. The pick's reasons say it; a MoE given only by its size
+    (1 + 256 / 14336) = 1.1053, -9.5 %, beyond the 768-2,880-wide experts the width was fitted on
+    (routing_width_range), which it says. The pick's reasons say it; a MoE given only by its size
     (band-400b-plus) and a dense model say nothing of expert width."""
     import json
 
@@ -495,7 +496,9 @@ def test_a_moe_pick_with_an_exact_shape_says_what_its_expert_width_does(tmp_path
         "x 0.84 (+19% time)."
     ) in said["qwen"]
     assert "Its experts are 14,336 wide, wider than" in said["mixtral"]
-    assert "x 1.11 (-10% time)" in said["mixtral"]
+    assert "x 1.11 (-10% time)." in said["mixtral"]
+    beyond = "That is an extrapolation: the MoE benchmarks' experts are 768 to 2,880 wide."
+    assert beyond in said["mixtral"] and "extrapolation" not in said["qwen"]
     for plain in (presets["band-400b-plus"], base):
         assert "Its experts are" not in " ".join(recommend(plain, sensitivity=False).reasons)
 

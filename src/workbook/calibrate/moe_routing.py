@@ -16,7 +16,9 @@ import numpy as np
 import pandas as pd
 
 from ..catalog import Catalog, resolve_catalog
+from ..model import benchmark_rows, moe_rows
 from ..model.estimate import ROUTING
+from ..model.shape import MOE_REFERENCE_EXPERT_WIDTH
 from .bands import tuned_loo_ratios, with_assumption
 from .cache import PerCatalog
 
@@ -74,9 +76,28 @@ def routing_fit(catalog: Catalog | None = None) -> dict:
 routing_fit_cached = PerCatalog(routing_fit)
 
 
+def routing_width_range(catalog: Catalog | None = None) -> tuple[float, float]:
+    """The narrowest and widest expert of the MoE benchmark rows the routing width is fitted on
+    [units]: their exact shapes' ``ffn_hidden`` (data/model_shapes.csv), a row without one at
+    :data:`~workbook.model.shape.MOE_REFERENCE_EXPERT_WIDTH` (the width it is taken at)."""
+    cat = resolve_catalog(catalog)
+    runs = cat.tables["published_runs"]
+    rows = runs[benchmark_rows(runs) & moe_rows(runs)]
+    widths = cat.tables["model_shapes"].set_index("shape_id")["ffn_hidden"]
+    f = widths.reindex(rows["shape_id"]).fillna(MOE_REFERENCE_EXPERT_WIDTH).astype(float)
+    return (float(f.min()), float(f.max())) if len(f) else (MOE_REFERENCE_EXPERT_WIDTH,) * 2
+
+
 def fit_moe_routing(catalog: Catalog | None = None) -> float:
     """``moe_routing_width`` by the rule of the module docstring."""
     return routing_fit(resolve_catalog(catalog))["width"]
 
 
-__all__ = ["ROUTING_GRID", "fit_moe_routing", "routing_fit", "routing_fit_cached", "with_routing"]
+__all__ = [
+    "ROUTING_GRID",
+    "fit_moe_routing",
+    "routing_fit",
+    "routing_fit_cached",
+    "routing_width_range",
+    "with_routing",
+]

@@ -70,6 +70,9 @@ class BandBasis:
     run_parts: frozenset = frozenset()
     #: ``moe_routing_width`` (:func:`workbook.model.shape.moe_routing_factor`) [units of width].
     routing_width: float = 0.0
+    #: The narrowest and widest expert it was fitted on
+    #: (:func:`workbook.calibrate.moe_routing.routing_width_range`) [units of width].
+    routing_widths: tuple = (0.0, float("inf"))
 
 
 def missing_evidence(best: pd.Series, run_parts: frozenset = frozenset()) -> str:
@@ -179,12 +182,18 @@ def _routing_clause(shape: ModelShape | None, basis: BandBasis) -> str:
         return ""
     ref = MOE_REFERENCE_EXPERT_WIDTH
     how = "narrower" if shape.ffn_hidden < ref else "wider"
+    lo, hi = basis.routing_widths
+    beyond = (
+        f" That is an extrapolation: the MoE benchmarks' experts are {lo:,.0f} to {hi:,.0f} wide."
+        if not lo <= shape.ffn_hidden <= hi
+        else ""
+    )
     return (
         f" Its experts are {shape.ffn_hidden:,} wide, {how} than DeepSeek-V3's {ref:,.0f} that "
         "the MoE factors are referred to: routing a token to them (router, permutation, "
         f"all-to-all and back) costs as much as a {basis.routing_width:g}-wide matmul (fitted on "
         f"the MoE benchmarks), so its MoE throughput is x {factor:.2f} ({1 / factor - 1:+.0%} "
-        "time)."
+        "time)." + beyond
     )
 
 

@@ -29,6 +29,7 @@ from ..calibrate import (
     time_model_trust,
     tuned_evidence_cached,
 )
+from ..calibrate.moe_routing import routing_width_range
 from ..catalog import Catalog, load_catalog
 from ..model import assumption_values, level_moe_efficiency, moe_classes, used_full_runs
 from ..model.estimate import ROUTING
@@ -402,6 +403,7 @@ def band_basis(cat: Catalog) -> BandBasis:
         runs, benchmarks, a["time_band_widening_no_evidence"], tuned.moe_loo, tuned.fp4_holdout,
         tuned.fp4_loo, tuned.scale_holdout, moe, a["moe_efficiency"], _moe_carry(cat),
         _named_parts(cat, tuned.other_stacks), _run_parts(cat), a[ROUTING],
+        routing_width_range(cat),
     )  # fmt: skip
 
 
