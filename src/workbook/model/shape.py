@@ -210,8 +210,9 @@ class ModelShape:
 
 #: The expert width a mixture of experts' tuned factors are referred to [units]: DeepSeek-V3's and
 #: Kimi K2's ``moe_intermediate_size`` (2,048; their Hugging Face config.json), the median expert
-#: width of the MoE benchmark rows in data/benchmarks.csv. A MoE without an exact shape is taken
-#: at it (:func:`moe_routing_factor` = 1).
+#: width of the MoE benchmark rows (data/published_runs.csv, data/model_shapes.csv; the rows
+#: without a modelled shape, DeepSeek-V3 and Kimi K2, are 2,048 wide). A MoE without an exact
+#: shape is taken at it (:func:`moe_routing_factor` = 1).
 MOE_REFERENCE_EXPERT_WIDTH = 2048.0
 
 
