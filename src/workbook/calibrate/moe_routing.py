@@ -21,6 +21,8 @@ from ..model.estimate import ROUTING
 from ..model.shape import MOE_REFERENCE_EXPERT_WIDTH
 from .bands import tuned_loo_ratios, with_assumption
 from .cache import PerCatalog
+from .metrics import WITHIN_25PCT
+from .runs import shape_columns
 
 #: The widths :func:`fit_moe_routing` chooses among [units of width] (declared with the rule).
 ROUTING_GRID = (0.0, 64.0, 128.0, 192.0, 256.0, 384.0, 512.0, 768.0, 1024.0, 1536.0, 2048.0)
@@ -51,7 +53,11 @@ def _least(errors: pd.DataFrame) -> float:
 def _summary(err) -> dict:
     """MdAPE and the share within +-25 % of absolute errors ``err``."""
     e = np.asarray(err, float)
-    return {"mdape": float(np.median(e)), "within_25pct": float(np.mean(e <= 0.25)), "n": e.size}
+    return {
+        "mdape": float(np.median(e)),
+        "within_25pct": float(np.mean(e <= WITHIN_25PCT)),
+        "n": e.size,
+    }
 
 
 def routing_fit(catalog: Catalog | None = None) -> dict:
@@ -83,8 +89,8 @@ def routing_width_range(catalog: Catalog | None = None) -> tuple[float, float]:
     cat = resolve_catalog(catalog)
     runs = cat.tables["published_runs"]
     rows = runs[benchmark_rows(runs) & moe_rows(runs)]
-    widths = cat.tables["model_shapes"].set_index("shape_id")["ffn_hidden"]
-    f = widths.reindex(rows["shape_id"]).fillna(MOE_REFERENCE_EXPERT_WIDTH).astype(float)
+    f = shape_columns(rows, cat.tables["model_shapes"])["ffn_hidden"]
+    f = f.fillna(MOE_REFERENCE_EXPERT_WIDTH)
     return (float(f.min()), float(f.max())) if len(f) else (MOE_REFERENCE_EXPERT_WIDTH,) * 2
 
 

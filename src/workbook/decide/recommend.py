@@ -31,7 +31,13 @@ from ..calibrate import (
 )
 from ..calibrate.moe_routing import routing_width_range
 from ..catalog import Catalog, load_catalog
-from ..model import assumption_values, level_moe_efficiency, moe_classes, used_full_runs
+from ..model import (
+    assumption_values,
+    evidence_parts,
+    level_moe_efficiency,
+    moe_classes,
+    used_full_runs,
+)
 from ..model.estimate import ROUTING
 from . import sensitivity as sensitivity_analysis
 from .alternatives import best_among, rejected_accelerators, runners_up
@@ -402,15 +408,9 @@ def band_basis(cat: Catalog) -> BandBasis:
     return BandBasis(
         runs, benchmarks, a["time_band_widening_no_evidence"], tuned.moe_loo, tuned.fp4_holdout,
         tuned.fp4_loo, tuned.scale_holdout, moe, a["moe_efficiency"], _moe_carry(cat),
-        _named_parts(cat, tuned.other_stacks), _run_parts(cat), a[ROUTING],
+        _named_parts(cat, tuned.other_stacks), evidence_parts(cat, used_full_runs), a[ROUTING],
         routing_width_range(cat),
     )  # fmt: skip
-
-
-def _run_parts(cat: Catalog) -> frozenset:
-    """:attr:`BandBasis.run_parts`: the parts with a published whole run."""
-    runs = cat.tables["published_runs"]
-    return frozenset(runs.loc[used_full_runs(runs), "accelerator_id"])
 
 
 def _named_parts(cat: Catalog, per_source: dict) -> dict:

@@ -140,15 +140,21 @@ def moe_rows(runs: pd.DataFrame) -> pd.Series:
     return runs["params_active"].notna()
 
 
+def evidence_parts(catalog: Catalog, mask_of) -> frozenset:
+    """The parts with a row of ``mask_of`` in data/published_runs.csv (``used_full_runs``: the
+    typical level's evidence; ``benchmark_rows``: the tuned level's)."""
+    runs = catalog.tables["published_runs"]
+    return frozenset(runs.loc[mask_of(runs), "accelerator_id"])
+
+
 def _has_evidence(
     catalog: Catalog, mask_of, accelerator: np.ndarray, also: Iterable[str] = ()
 ) -> np.ndarray:
-    """Whether each configuration's part has a row of ``mask_of`` in data/published_runs.csv (or
-    is one of the parts ``also``)."""
-    runs = catalog.tables["published_runs"]
+    """Whether each configuration's part is one of :func:`evidence_parts` (or of the parts
+    ``also``)."""
     codes, parts = pd.factorize(np.asarray(accelerator, object))  # each distinct part once
     parts = pd.Series(parts)
-    has = parts.isin(runs.loc[mask_of(runs), "accelerator_id"]) | parts.isin(list(also))
+    has = parts.isin(list(evidence_parts(catalog, mask_of))) | parts.isin(list(also))
     return has.to_numpy()[codes]
 
 
