@@ -4,12 +4,15 @@ escaped, the charts as inline SVG. tests/e2e/test_report.py renders real memos t
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pandas as pd
 import pytest
 
+from workbook import presets
 from workbook.decide import Scenario, recommend
 from workbook.present import memo as rp
+from workbook.text import money_text
 
 SCENARIO = Scenario(n_params=7e9, deadline_days=30, budget_usd=1e6, site_power_kw=100)
 
@@ -129,3 +132,17 @@ def test_an_inline_model_shape_is_listed_field_by_field():
         "151,936, n_experts 128, experts_per_token 8, head_dim 128, tie_embeddings False"
     )
     assert row["source"] == "scenario"
+
+
+def test_the_tornado_tables_millions_read_as_the_headline_writes_them():
+    """band-400b-plus's tornado (app and memo) wrote "$114,363,072" beside a headline's "$57.2M",
+    and its table ran 450 px wide on a 400 px phone; from a million its dollars are written to
+    three figures (format.usd_short: text.money_text), under a million to the dollar."""
+    rec = recommend(presets["band-400b-plus"])
+    table = rp.tornado_table(rec).set_index("assumption")
+    runs = table.loc["Runs per year (utilization)"]
+    cost = rec.sensitivity.set_index("assumption").loc["Runs per year (utilization)"]
+    assert runs["cost per run at low"] == money_text(cost["cost_per_run_at_low"]) == "$114M"
+    assert runs["cost per run at high"] == "$32.5M" and runs["swing"] == "$81.9M"
+    money = table[["cost per run at low", "cost per run at high"]].to_numpy().ravel()
+    assert not [v for v in money if re.fullmatch(r"\$\d{1,3}(,\d{3}){2,}", v)]  # $114,363,072

@@ -40,7 +40,6 @@ from .format import (
     pick_columns,
     plain_number,
     readable,
-    usd,
     usd_short,
 )
 from .render import resolve_scenario
@@ -316,7 +315,7 @@ def tornado_table(rec: Recommendation) -> pd.DataFrame:
         swing = (
             "none: the pick's cost per run does not move"
             if r["swing_usd"] < 0.5
-            else usd(r["swing_usd"])
+            else usd_short(r["swing_usd"])
         )
         if r["flips"]:
             new = option_words(rec, str(r["flips_at"]).split(": ", 1)[-1])
@@ -328,8 +327,8 @@ def tornado_table(rec: Recommendation) -> pd.DataFrame:
                 "assumption": r["assumption"],
                 "range tested": ranges.get(r["parameter"])
                 or f"{plain_number(r['low'])} to {plain_number(r['high'])}",
-                "cost per run at low": usd(r["cost_per_run_at_low"]),
-                "cost per run at high": usd(r["cost_per_run_at_high"]),
+                "cost per run at low": usd_short(r["cost_per_run_at_low"]),
+                "cost per run at high": usd_short(r["cost_per_run_at_high"]),
                 "swing": swing,
                 "changes the pick": change,
             }
