@@ -50,14 +50,48 @@ def test_risk_days_bars_run_from_p10_to_p90_against_the_deadline(rec):
 def test_risk_cost_bars_are_the_first_year_against_the_budget(rec):
     """The budget holds the first year, so the cost bars are first-year costs: for the on-demand
     pick, 6 runs x its cost per run at p10 and p90 ($9,349 and $50,397 a run in the golden
-    recommendation: $56,096 and $302,385)."""
+    recommendation: $56,096 and $302,385). A budget within 3x of the highest p90 is drawn as a
+    dashed rule where it is."""
+    import dataclasses
+
     d = risk_charts.risk_data(rec).iloc[0]
     assert d["first_year_usd_p10"] == pytest.approx(6 * d["cost_per_run_usd_p10"])
     assert d["first_year_usd_p90"] == pytest.approx(6 * d["cost_per_run_usd_p90"])
-    bar, _tick, rule = _layers(risk_charts.risk_cost_chart(rec))
+    highest = risk_charts.risk_data(rec)["first_year_usd_p90"].max()
+    near = dataclasses.replace(rec, scenario=rec.scenario.replace(budget_usd=1e6))
+    assert 1e6 <= risk_charts.OFF_SCALE * highest
+    bar, _tick, rule = _layers(risk_charts.risk_cost_chart(near))
     assert bar["encoding"]["x"]["field"] == "first_year_usd_p10"
-    assert [r["x"] for r in rule["rows"]] == [3e6]
-    assert "$3M budget" in risk_charts.risk_cost_chart(rec).to_dict()["title"]["subtitle"]
+    assert [r["x"] for r in rule["rows"]] == [1e6]
+    assert "domain" not in bar["encoding"]["x"]["scale"]
+    subtitle = risk_charts.risk_cost_chart(near).to_dict()["title"]["subtitle"]
+    assert subtitle == "dashed: the $1M budget; red: the pick"
+
+
+def test_a_budget_far_beyond_the_bars_is_named_not_drawn(rec):
+    """funded-startup's $3M budget is more than 3x the highest first-year p90 of its options
+    (the chart drew every bar in its first eighth): no rule, the axis ends 5 % past that p90, and
+    the subtitle says where the budget is, 3e6 / p90 times it, rounded."""
+    d = risk_charts.risk_data(rec)
+    highest = d["first_year_usd_p90"].max()
+    assert 3e6 > risk_charts.OFF_SCALE * highest
+    layers = _layers(risk_charts.risk_cost_chart(rec))
+    assert [layer["mark"]["type"] for layer in layers] == ["bar", "tick"]
+    assert layers[0]["encoding"]["x"]["scale"]["domain"] == [0, pytest.approx(1.05 * highest)]
+    subtitle = risk_charts.risk_cost_chart(rec).to_dict()["title"]["subtitle"]
+    times = f"{3e6 / highest:,.0f}x"
+    assert subtitle == f"the $3M budget is off the scale, {times} the highest p90; red: the pick"
+
+
+def test_dollar_axes_write_short_amounts(rec):
+    """The tick labels of every dollar axis are $40M / $1.5B / $300K / $20, as the sentences
+    write amounts, in the memo's SVG too (d3's default wrote 40,000,000)."""
+    from workbook.present import charts
+
+    svg = charts.to_svg(charts.tornado_chart(rec))
+    assert ">$" in svg and ",000<" not in svg
+    svg = charts.to_svg(charts.frontier_chart(rec))
+    assert ">$1M<" in svg or ">$100K<" in svg or ">$10K<" in svg
 
 
 def test_wins_sum_the_monte_carlo_shares_per_accelerator(rec):

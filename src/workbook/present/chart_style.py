@@ -13,3 +13,14 @@ LEGEND_BELOW_PX, MIN_WIDTH, MAX_WIDTH = 900, 180, WIDTH
 RISK_ROW_PX = 34
 #: Colours of the pick and of the other options in the risk charts.
 PICK_COLOUR, OTHER_COLOUR = "#d62728", "#4c78a8"
+
+#: A dollar axis's tick labels as the sentences write amounts, short: ``$40M``, ``$1.5B``,
+#: ``$300K``, ``$20`` (d3's SI ``$,.3s`` writes ``$1.50G`` for a billion and ``$0.00`` at zero;
+#: no format at all writes ``40,000,000``). A Vega expression, so the memo's SVGs and the app's
+#: live charts draw the same labels.
+USD_LABEL_EXPR = (
+    "abs(datum.value) >= 1e9 ? '$' + format(datum.value / 1e9, '~r') + 'B'"
+    " : abs(datum.value) >= 1e6 ? '$' + format(datum.value / 1e6, '~r') + 'M'"
+    " : abs(datum.value) >= 1e3 ? '$' + format(datum.value / 1e3, '~r') + 'K'"
+    " : '$' + format(datum.value, '~r')"
+)

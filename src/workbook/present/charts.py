@@ -38,6 +38,7 @@ from .chart_style import (
     LEGEND_BELOW_PX,
     MAX_WIDTH,
     MIN_WIDTH,
+    USD_LABEL_EXPR,
     WIDTH,
 )
 from .risk_charts import risk_cost_chart, risk_data, risk_days_chart, wins_chart, wins_data
@@ -86,7 +87,12 @@ def frontier_chart(rec: Recommendation) -> alt.Chart:
             title="days to a finished run (lead time + run)",
             scale=alt.Scale(type="log"),
         ),
-        y=alt.Y("cost_per_run_usd:Q", title="cost per run (USD)", scale=alt.Scale(type="log")),
+        y=alt.Y(
+            "cost_per_run_usd:Q",
+            title="cost per run (USD)",
+            scale=alt.Scale(type="log"),
+            axis=alt.Axis(labelExpr=USD_LABEL_EXPR),
+        ),
         tooltip=[
             alt.Tooltip("option"),
             alt.Tooltip("time_to_result_days:Q", format=",.1f"),
@@ -143,7 +149,11 @@ def cost_per_year_layers(curve: pd.DataFrame, breakeven_runs_per_year: float | N
         .mark_line()
         .encode(
             x=alt.X("runs_per_year:Q", title="runs per year"),
-            y=alt.Y("cost_per_year_usd:Q", title="cost per year (USD)"),
+            y=alt.Y(
+                "cost_per_year_usd:Q",
+                title="cost per year (USD)",
+                axis=alt.Axis(labelExpr=USD_LABEL_EXPR),
+            ),
             color=alt.Color("acquisition:N", title="acquisition"),
             tooltip=[
                 alt.Tooltip("acquisition"),
@@ -269,6 +279,7 @@ def tornado_chart(rec: Recommendation) -> alt.Chart:
                 "cost_per_run_usd:Q",
                 title="cost per run of the pick (USD)",
                 scale=alt.Scale(zero=False),
+                axis=alt.Axis(labelExpr=USD_LABEL_EXPR),
             ),
             x2=alt.X2("base:Q"),
             color=alt.Color(

@@ -8,12 +8,14 @@ the recommendation's ``monte_carlo``.
 
 from __future__ import annotations
 
+import math
+
 import altair as alt
 import pandas as pd
 
 from ..decide import Recommendation, monte_carlo_draws, option_bands
 from ..text import amount_text, option_labels
-from .chart_style import OTHER_COLOUR, PICK_COLOUR, RISK_ROW_PX, WIDTH
+from .chart_style import OTHER_COLOUR, PICK_COLOUR, RISK_ROW_PX, USD_LABEL_EXPR, WIDTH
 
 
 def risk_data(rec: Recommendation) -> pd.DataFrame:
@@ -26,9 +28,27 @@ def risk_data(rec: Recommendation) -> pd.DataFrame:
     return d
 
 
+#: A deadline or budget more than this many times the farthest p90 drawn is left off the axis
+#: (the subtitle says where it is), so that the bars are not squeezed against zero: a 90-day
+#: deadline against runs of 2-8 days drew every bar in the first tenth of the chart [ratio].
+OFF_SCALE = 3.0
+
+
+def _off_scale(d: pd.DataFrame, column: str, limit: float) -> float | None:
+    """How many times the farthest ``column_p90`` of ``d`` the ``limit`` is, when that is more
+    than :data:`OFF_SCALE` (else None: the limit is drawn)."""
+    far = float(d[f"{column}_p90"].max()) if len(d) else float("nan")
+    if not (math.isfinite(far) and far > 0 and math.isfinite(limit)):
+        return None
+    times = limit / far
+    return times if times > OFF_SCALE else None
+
+
 def _range_bars(d: pd.DataFrame, column: str, title: str, fmt: str, limit: float, what: str):
     """One bar per option from its ``column_p10`` to ``column_p90``, a tick at ``column_p50`` and a
-    dashed rule at ``limit`` (named ``what``); the pick red."""
+    dashed rule at ``limit`` (named ``what``), unless the limit is off the scale
+    (:func:`_off_scale`); the pick red. ``fmt``: the tooltips' d3 format; a dollar column's axis
+    writes its ticks as :data:`.chart_style.USD_LABEL_EXPR` does."""
     order = list(d["option"])
     colour = alt.Color(
         "pick:N",
@@ -41,19 +61,34 @@ def _range_bars(d: pd.DataFrame, column: str, title: str, fmt: str, limit: float
         alt.Tooltip("p_deadline:Q", format=".0%", title="P(by the deadline)"),
         alt.Tooltip("p_budget:Q", format=".0%", title="P(within the budget)"),
     ]
+    off = _off_scale(d, column, limit)
+    axis = alt.Axis(labelExpr=USD_LABEL_EXPR) if fmt.startswith("$") else alt.Axis(format=fmt)
+    scale = alt.Scale(domain=[0, float(d[f"{column}_p90"].max()) * 1.05]) if off else alt.Scale()
     y = alt.Y("option:N", sort=order, title=None)
     base = alt.Chart(d).encode(y=y, color=colour, tooltip=tip)
     bar = base.mark_bar(size=12, opacity=0.55).encode(
-        x=alt.X(f"{column}_p10:Q", title=title, axis=alt.Axis(format=fmt)),
+        x=alt.X(f"{column}_p10:Q", title=title, axis=axis, scale=scale),
         x2=f"{column}_p90:Q",
     )
     mid = base.mark_tick(thickness=3, size=22).encode(x=f"{column}_p50:Q")
-    rule = (
-        alt.Chart(pd.DataFrame({"x": [limit], "label": [what]}))
-        .mark_rule(color="black", strokeDash=[5, 4], strokeWidth=2)
-        .encode(x="x:Q", tooltip=[alt.Tooltip("label"), alt.Tooltip("x:Q", format=fmt)])
-    )
-    return (bar + mid + rule).properties(width=WIDTH, height=max(2, len(d)) * RISK_ROW_PX)
+    layers = [bar, mid]
+    if off is None:
+        layers.append(
+            alt.Chart(pd.DataFrame({"x": [limit], "label": [what]}))
+            .mark_rule(color="black", strokeDash=[5, 4], strokeWidth=2)
+            .encode(x="x:Q", tooltip=[alt.Tooltip("label"), alt.Tooltip("x:Q", format=fmt)])
+        )
+    height = max(2, len(d)) * RISK_ROW_PX
+    return alt.layer(*layers).properties(width=WIDTH, height=height)
+
+
+def _limit_said(d: pd.DataFrame, column: str, limit: float, name: str, farthest: str) -> str:
+    """The subtitle's words for the limit: ``"dashed: the 90-day deadline"``, or where it is when
+    it is off the scale: ``"the 90-day deadline is off the scale, 11x the longest p90"``."""
+    off = _off_scale(d, column, limit)
+    if off is None:
+        return f"dashed: the {name}"
+    return f"the {name} is off the scale, {off:,.0f}x the {farthest} p90"
 
 
 def risk_days_chart(rec: Recommendation) -> alt.Chart:
@@ -61,9 +96,11 @@ def risk_days_chart(rec: Recommendation) -> alt.Chart:
     the p50, against the deadline."""
     d = risk_data(rec)
     s = rec.scenario
+    said = _limit_said(
+        d, "days", s.deadline_days, f"{s.deadline_days:,.0f}-day deadline", "longest"
+    )
     title = alt.TitleParams(
-        "Days to a finished run, p10 - p50 - p90",
-        subtitle=f"dashed: the {s.deadline_days:,.0f}-day deadline; red: the pick",
+        "Days to a finished run, p10 - p50 - p90", subtitle=f"{said}; red: the pick"
     )
     return _range_bars(
         d,
@@ -80,12 +117,10 @@ def risk_cost_chart(rec: Recommendation) -> alt.Chart:
     at the p50, against the budget."""
     d = risk_data(rec)
     b = rec.scenario.budget_usd
-    title = alt.TitleParams(
-        "First-year cost, p10 - p50 - p90",
-        subtitle=f"dashed: the {amount_text(b)} budget; red: the pick",
-    )
+    said = _limit_said(d, "first_year_usd", b, f"{amount_text(b)} budget", "highest")
+    title = alt.TitleParams("First-year cost, p10 - p50 - p90", subtitle=f"{said}; red: the pick")
     return _range_bars(
-        d, "first_year_usd", "first-year cost (USD)", "$,.3s", b, f"budget: {amount_text(b)}"
+        d, "first_year_usd", "first-year cost (USD)", "$,.0f", b, f"budget: {amount_text(b)}"
     ).properties(title=title)
 
 
