@@ -40,7 +40,8 @@ def test_accuracy_summary_matches_validate_report(cat):
 
 
 def test_prospective_holdout_is_the_runs_entered_after_the_freeze(cat):
-    """The 30 runs entered on 2026-11-30 after the constants were frozen are held out and marked."""
+    """The 32 runs entered after the constants were frozen (2026-11-30 and 2026-12-07) are held out
+    and marked."""
     t = calibrate.accuracy_table(cat)
     prosp = t[t["prospective"]]
     assert sorted(prosp["run_id"]) == sorted(
@@ -75,24 +76,25 @@ def test_prospective_holdout_is_the_runs_entered_after_the_freeze(cat):
             "smollm-135m",
             "cosmo-1b",
             "pleias-3b",
+            "starcoderbase-15.5b",
+            "llama4-maverick",
         ]
     )
     assert (prosp["split"] == "holdout").all()
     s = calibrate.accuracy_summary(t).set_index(["model", "runs"])
     figures = cli_validate.report(cat, out=io.StringIO(), cv=False)
-    assert s.loc[("engine", "prospective holdout"), "n"] == figures["runs_prospective"] == 30
+    assert s.loc[("engine", "prospective holdout"), "n"] == figures["runs_prospective"] == 32
     assert s.loc[("engine", "prospective holdout"), "mdape"] == pytest.approx(
         figures["prospective_mdape"]
     )
-    # Hand check: the median of the 30 absolute errors is the mean of the 15th and 16th smallest.
+    # Hand check: the median of the 32 absolute errors is the mean of the 16th and 17th smallest.
     assert figures["prospective_mdape"] == pytest.approx(
-        np.mean(sorted(abs(prosp["error"]))[14:16])
+        np.mean(sorted(abs(prosp["error"]))[15:17])
     )
-    # The 26 dense ones (the MoE shape fix was found on the DeepSeek rows): mean of the 13th and
-    # 14th smallest.
+    # The 27 dense ones (the MoE shape fix was found on the DeepSeek rows): the 14th smallest.
     dense = sorted(abs(prosp.loc[prosp["group"] != "MoE (any)", "error"]))
-    assert figures["runs_prospective_dense"] == len(dense) == 26
-    assert figures["prospective_dense_mdape"] == pytest.approx(np.mean(dense[12:14]))
+    assert figures["runs_prospective_dense"] == len(dense) == 27
+    assert figures["prospective_dense_mdape"] == pytest.approx(dense[13])
 
 
 def test_accuracy_bias_is_the_median_signed_error_per_group(cat):
@@ -107,6 +109,7 @@ def test_accuracy_bias_is_the_median_signed_error_per_group(cat):
         "deepseek-v3",
         "deepseek-v2-per-1t",
         "jetmoe-8b",
+        "llama4-maverick",
     }
     assert b["runs"].sum() == len(t)
 

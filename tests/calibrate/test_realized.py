@@ -48,9 +48,10 @@ def test_unconditioned_coverage_is_the_pooled_band_coverage(cat):
 
 
 def test_software_class_groups_and_leaves_unknown_pooled(cat):
-    """The held-out in-house runs are the 11 whose sources name Meta's, TII's (Gigatron) or
-    DeepSeek's (HAI-LLM) own stack: LLaMA-13B, Llama 2 13B / 34B, Llama 3.1 8B / 70B, Falcon
-    7B / 40B / 180B, Falcon2-11B, DeepSeek-V2 and V3; an unknown run has no group."""
+    """The held-out in-house runs are the 12 whose sources name Meta's, TII's (Gigatron) or
+    DeepSeek's (HAI-LLM) own stack: LLaMA-13B, Llama 2 13B / 34B, Llama 3.1 8B / 70B, Llama 4
+    Maverick, Falcon 7B / 40B / 180B, Falcon2-11B, DeepSeek-V2 and V3; an unknown run has no
+    group."""
     hold, _ = realized.holdout_ratios(cat)
     groups = run_groups(hold, "software_class")
     in_house = set(hold.loc[groups == "in-house", "run_id"])
@@ -60,6 +61,7 @@ def test_software_class_groups_and_leaves_unknown_pooled(cat):
         "llama2-34b",
         "llama31-8b",
         "llama31-70b",
+        "llama4-maverick",
         "falcon-7b",
         "falcon-40b",
         "falcon-180b",
@@ -70,7 +72,7 @@ def test_software_class_groups_and_leaves_unknown_pooled(cat):
     assert groups[hold["run_id"].to_numpy() == "phi4-14b"][0] is None
     table = realized_by_class(cat)
     assert table.loc["software class", "runs"].sum() == len(hold)
-    assert table.loc[("software class", "in-house"), "runs"] == 11
+    assert table.loc[("software class", "in-house"), "runs"] == 12
     assert table.loc["scale", "runs"].sum() == len(hold)
     with pytest.raises(ValueError, match="allowed: software_class, scale"):
         run_groups(hold, "era")

@@ -13,20 +13,21 @@ from workbook.cli import validate as cli_validate
 def test_entry_batches_are_read_from_split_reason(cat):
     rows = calibrate.full_runs(cat)
     b = calibrate.entry_batch(rows)
-    assert (b >= 1).sum() == calibrate.is_prospective(rows).sum() == 30
+    assert (b >= 1).sum() == calibrate.is_prospective(rows).sum() == 32
     assert np.bincount(b).tolist() == [
         25,
         8,
         9,
         7,
         6,
-    ]  # first split; third session; fourth; fifth; fifth, second search
+        2,
+    ]  # first split; third session; fourth; fifth; fifth, second search; sixth
     assert rows.loc[b == 4, "run_id"].tolist()[:2] == ["lucie-7b", "sea-lion-3b"]
     bad = rows.head(1).assign(
-        split_reason="usable; added 2026-12-01 (sixth session) after the constants were frozen"
+        split_reason="usable; added 2026-12-08 (seventh session) after the constants were frozen"
     )
     with pytest.raises(
-        ValueError, match=r"entry batch 'sixth session' is unknown; allowed: third session"
+        ValueError, match=r"entry batch 'seventh session' is unknown; allowed: third session"
     ):
         calibrate.entry_batch(bad)
     with pytest.raises(ValueError, match=r"names no batch"):
@@ -40,10 +41,10 @@ def test_entry_batches_are_read_from_split_reason(cat):
         t["predicted_gpu_hours"],
     )
     assert (figures["range_forward_runs"], figures["range_forward_inside"]) == (
-        30,
+        32,
         fw["inside"].sum(),
     )
-    # The trust paragraph quotes the forward check of the band it plans with, over the same 30.
+    # The trust paragraph quotes the forward check of the band it plans with, over the same 32.
     cov = calibrate.band_coverage(cat)
-    assert cov["forward_runs"] == 30
-    assert f"for {cov['forward_inside']} of 30 (" in calibrate.time_model_trust("h100-sxm", cat)
+    assert cov["forward_runs"] == 32
+    assert f"for {cov['forward_inside']} of 32 (" in calibrate.time_model_trust("h100-sxm", cat)

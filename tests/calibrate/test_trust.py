@@ -115,7 +115,7 @@ def test_time_model_trust_without_holdout_runs_says_the_error_is_unknown(cat, mo
         trust.trust_basis.cache_clear()  # later tests must not see the table without a holdout
     assert (
         "out-of-sample error is unknown" in text
-        and "On the 15 published dense runs on the NVIDIA A100" in text
+        and "On the 16 published dense runs on the NVIDIA A100" in text
     )
 
 

@@ -27,7 +27,13 @@ ASSUMED_SEQ_LEN = 4096
 PROSPECTIVE_MARK = "after the constants were frozen"
 #: The batches of prospective runs in the order they were entered: the parenthesis in "added <date>
 #: (<batch>) after the constants were frozen" (``split_reason``). Append a new batch here.
-ENTRY_BATCHES = ("third session", "fourth session", "fifth session", "fifth session, second search")
+ENTRY_BATCHES = (
+    "third session",
+    "fourth session",
+    "fifth session",
+    "fifth session, second search",
+    "sixth session",
+)
 _BATCH = re.compile(r"added \d{4}-\d{2}-\d{2} \(([^)]*)\) " + re.escape(PROSPECTIVE_MARK))
 
 
