@@ -100,6 +100,7 @@ from .runs import (
     predict_hours,
 )
 from .summary import OutOfSample, Prospective, ValidationSummary, validation_summary
+from .targets import ratio_said, target_figures, target_table
 from .trust import time_model_trust
 
 __all__ = [
@@ -185,6 +186,9 @@ __all__ = [
     "time_range",
     "twin_pair_table",
     "twin_pairs",
+    "ratio_said",
+    "target_figures",
+    "target_table",
     "validation_summary",
     "write_assumptions",
 ]

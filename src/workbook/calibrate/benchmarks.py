@@ -204,19 +204,25 @@ def throughput_ratios(catalog: Catalog | None = None) -> pd.DataFrame:
     """Predicted (tuned level: every row is a vendor's or a framework's reference recipe) vs
     published per-GPU throughput ratios for every pair of :data:`RATIO_PAIRS` (a pair on one
     software stack and precision has the ratio of the engine level): one row each, ``pair``,
+    ``across_parts`` (the two rows are on different accelerators, not one part at two scales),
+    ``across_vendors`` (and of different vendors: data/accelerators.csv ``vendor``),
     ``published_ratio``, ``predicted_ratio``, the numerator's
     ``published_tok_s_gpu`` and ``predicted_tok_s_gpu`` [tokens/s per GPU], ``error``
     (predicted ratio / published ratio - 1)."""
     cat = resolve_catalog(catalog)
     runs = cat.tables["published_runs"].set_index("run_id")
+    vendor = cat.tables["accelerators"].set_index("accelerator_id")["vendor"]
     out = []
     for label, num, den in RATIO_PAIRS:
         rows = runs.loc[[num, den]].reset_index()
+        vendors = vendor.reindex(rows["accelerator_id"]).to_numpy(object)
         pred = _steady_throughput(rows, cat, "tuned")
         pub = rows["tokens_per_s_per_gpu"].to_numpy(float)
         out.append(
             {
                 "pair": label,
+                "across_parts": rows["accelerator_id"].iloc[0] != rows["accelerator_id"].iloc[1],
+                "across_vendors": vendors[0] != vendors[1],
                 "published_ratio": pub[0] / pub[1],
                 "predicted_ratio": pred[0] / pred[1],
                 "published_tok_s_gpu": pub[0],

@@ -37,6 +37,7 @@ from .runs import (
     is_moe,
     predict_hours,
 )
+from .targets import target_figures
 
 
 @dataclass
@@ -388,8 +389,9 @@ def _realized_figures(r: RealizedSummary | None) -> dict:
 
 def headline_figures(s: ValidationSummary) -> dict:
     """The ``name: value`` lines the validator ends with, in order: :func:`_main_figures`, then the
-    forward check, the prospective holdout and the out-of-sample error where there are any."""
-    return {
+    forward check, the prospective holdout and the out-of-sample error where there are any, and
+    last how many of issue 19's targets they meet (:mod:`.targets`)."""
+    out = {
         **_main_figures(s),
         **_forward_figures(s.forward),
         **_prospective_figures(s.prospective),
@@ -397,3 +399,4 @@ def headline_figures(s: ValidationSummary) -> dict:
         **_level_figures(s.levels),
         **_realized_figures(s.realized),
     }
+    return {**out, **target_figures(out, s.ratios)}
