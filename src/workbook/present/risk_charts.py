@@ -44,11 +44,14 @@ def _off_scale(d: pd.DataFrame, column: str, limit: float) -> float | None:
     return times if times > OFF_SCALE else None
 
 
-def _range_bars(d: pd.DataFrame, column: str, title: str, fmt: str, limit: float, what: str):
+def _range_bars(
+    d: pd.DataFrame, column: str, title: str, fmt: str, limit: float, what: str, off: float | None
+):
     """One bar per option from its ``column_p10`` to ``column_p90``, a tick at ``column_p50`` and a
-    dashed rule at ``limit`` (named ``what``), unless the limit is off the scale
-    (:func:`_off_scale`); the pick red. ``fmt``: the tooltips' d3 format; a dollar column's axis
-    writes its ticks as :data:`.chart_style.USD_LABEL_EXPR` does."""
+    dashed rule at ``limit`` (named ``what``), unless the limit is off the scale (``off``:
+    :func:`_off_scale`; the axis then ends 5 % past the farthest p90); the pick red. ``fmt``:
+    the tooltips' d3 format; a dollar column's axis writes its ticks as
+    :data:`.chart_style.USD_LABEL_EXPR` does."""
     order = list(d["option"])
     colour = alt.Color(
         "pick:N",
@@ -61,9 +64,8 @@ def _range_bars(d: pd.DataFrame, column: str, title: str, fmt: str, limit: float
         alt.Tooltip("p_deadline:Q", format=".0%", title="P(by the deadline)"),
         alt.Tooltip("p_budget:Q", format=".0%", title="P(within the budget)"),
     ]
-    off = _off_scale(d, column, limit)
     axis = alt.Axis(labelExpr=USD_LABEL_EXPR) if fmt.startswith("$") else alt.Axis(format=fmt)
-    scale = alt.Scale(domain=[0, float(d[f"{column}_p90"].max()) * 1.05]) if off else alt.Scale()
+    scale = alt.Scale(domain=[0, limit / off * 1.05]) if off else alt.Scale()
     y = alt.Y("option:N", sort=order, title=None)
     base = alt.Chart(d).encode(y=y, color=colour, tooltip=tip)
     bar = base.mark_bar(size=12, opacity=0.55).encode(
@@ -82,10 +84,10 @@ def _range_bars(d: pd.DataFrame, column: str, title: str, fmt: str, limit: float
     return alt.layer(*layers).properties(width=WIDTH, height=height)
 
 
-def _limit_said(d: pd.DataFrame, column: str, limit: float, name: str, farthest: str) -> str:
+def _limit_said(off: float | None, name: str, farthest: str) -> str:
     """The subtitle's words for the limit: ``"dashed: the 90-day deadline"``, or where it is when
-    it is off the scale: ``"the 90-day deadline is off the scale, 11x the longest p90"``."""
-    off = _off_scale(d, column, limit)
+    it is off the scale (``off``: :func:`_off_scale`): ``"the 90-day deadline is off the scale,
+    11x the longest p90"``."""
     if off is None:
         return f"dashed: the {name}"
     return f"the {name} is off the scale, {off:,.0f}x the {farthest} p90"
@@ -96,9 +98,8 @@ def risk_days_chart(rec: Recommendation) -> alt.Chart:
     the p50, against the deadline."""
     d = risk_data(rec)
     s = rec.scenario
-    said = _limit_said(
-        d, "days", s.deadline_days, f"{s.deadline_days:,.0f}-day deadline", "longest"
-    )
+    off = _off_scale(d, "days", s.deadline_days)
+    said = _limit_said(off, f"{s.deadline_days:,.0f}-day deadline", "longest")
     title = alt.TitleParams(
         "Days to a finished run, p10 - p50 - p90", subtitle=f"{said}; red: the pick"
     )
@@ -109,6 +110,7 @@ def risk_days_chart(rec: Recommendation) -> alt.Chart:
         ",.0f",
         s.deadline_days,
         f"deadline: day {s.deadline_days:,.0f}",
+        off,
     ).properties(title=title)
 
 
@@ -117,10 +119,11 @@ def risk_cost_chart(rec: Recommendation) -> alt.Chart:
     at the p50, against the budget."""
     d = risk_data(rec)
     b = rec.scenario.budget_usd
-    said = _limit_said(d, "first_year_usd", b, f"{amount_text(b)} budget", "highest")
+    off = _off_scale(d, "first_year_usd", b)
+    said = _limit_said(off, f"{amount_text(b)} budget", "highest")
     title = alt.TitleParams("First-year cost, p10 - p50 - p90", subtitle=f"{said}; red: the pick")
     return _range_bars(
-        d, "first_year_usd", "first-year cost (USD)", "$,.0f", b, f"budget: {amount_text(b)}"
+        d, "first_year_usd", "first-year cost (USD)", "$,.0f", b, f"budget: {amount_text(b)}", off
     ).properties(title=title)
 
 
