@@ -21,7 +21,7 @@ def test_benchmark_throughput_is_the_steady_state_prediction(cat):
         == (
             (runs["row_type"] == "throughput_benchmark") & runs["tokens_per_s_per_gpu"].notna()
         ).sum()
-        == 135  # 118 + NeMo 25.09's 17
+        == 139  # 118 + NeMo 25.09's 17 + AMD Primus v26.1's 4
     )
     rows = runs[runs["run_id"] == "mpt-7b-bench-h100"].assign(n_gpus=8)
     # the benchmark is predicted with MPT-7B's exact shape (shape_id, data/model_shapes.csv)
@@ -53,7 +53,7 @@ def test_benchmark_throughput_is_the_steady_state_prediction(cat):
     figures = cli_validate.report(cat, out=out, cv=False)
     m = calibrate.metrics(b["published_tok_s_gpu"], b["predicted_tok_s_gpu"])
     assert (figures["benchmark_runs"], figures["benchmark_mdape"]) == (
-        135,
+        139,
         pytest.approx(m["mdape"]),
     )
     # The tuned per-step overhead, and its factor by hand: 16M tokens on 16,384 GPUs is 976.6
@@ -272,3 +272,38 @@ def test_torchtitan_h200_rows_are_its_table_and_a_table_of_their_own(cat):
     assert 2 * 32 * 8192 == 524_288
     b = calibrate.benchmark_table(cat).set_index("run")
     assert set(b.loc[b.index.str.startswith("torchtitan-"), "source"]) == {"torchtitan (PyTorch)"}
+
+
+def test_primus_mi325x_rows_are_amds_table_and_held_out(cat):
+    """AMD Primus v26.1's measured MI325X pre-training figures (the ROCm blog "Primus Projection"
+    quoting AMD's ROCm Performance Results page; declared 2026-12-07): tokens/s per GPU as
+    published (8B FP8 16,224 on one node and 16,186 on 8; 70B FP8 1,726 and BF16 1,174 on 8
+    nodes), sequence 8,192, the global batch the micro-batch x 8,192 x the GPU count (a lower
+    bound), held out, shown as Primus (AMD). The 70B one-node figure (1,135 for both precisions)
+    is not entered."""
+    runs = cat.tables["published_runs"].set_index("run_id")
+    expected = {
+        "primus2601-llama31-8b-mi325x-8": (8, 16224, "fp8", 2, "llama3-8b"),
+        "primus2601-llama31-8b-mi325x-64": (64, 16186, "fp8", 2, "llama3-8b"),
+        "primus2601-llama31-70b-mi325x-64-fp8": (64, 1726, "fp8", 4, "llama3-70b"),
+        "primus2601-llama31-70b-mi325x-64-bf16": (64, 1174, "bf16", 1, "llama3-70b"),
+    }
+    assert set(runs.index[runs.index.str.startswith("primus2601-")]) == set(expected)
+    assert not (runs["tokens_per_s_per_gpu"] == 1135).any()
+    for run, (gpus, tps, precision, micro, shape) in expected.items():
+        row = runs.loc[run]
+        assert (row["gpu_count"], row["tokens_per_s_per_gpu"], row["precision"]) == (
+            gpus,
+            tps,
+            precision,
+        )
+        assert (row["accelerator_id"], row["shape_id"], row["split"]) == (
+            "mi325x",
+            shape,
+            "holdout",
+        )
+        assert row["global_batch_tokens"] == micro * 8192 * gpus
+        assert "declared 2026-12-07" in row["split_reason"]
+    assert 4 * 8192 * 64 == 2_097_152
+    b = calibrate.benchmark_table(cat).set_index("run")
+    assert set(b.loc[list(expected), "source"]) == {"Primus (AMD)"}

@@ -224,7 +224,7 @@ def test_a_tuned_moe_pick_says_the_tuned_level_is_least_sure_on_moe():
     assert any(sentence in r for r in rec.reasons)
     assert any("the leave-one-out errors of the MoE ones" in r for r in rec.reasons)
     dense = recommend(base.replace(software_stack="tuned"), sensitivity=False).reasons
-    assert any("the leave-one-out errors of the 85 dense ones" in r for r in dense)  # 135 - 50
+    assert any("the leave-one-out errors of the 89 dense ones" in r for r in dense)  # 139 - 50
     typical = recommend(tuned_moe.replace(software_stack="typical"), sensitivity=False).reasons
     for reasons in (dense, typical):
         assert not any("MoE benchmarks" in r for r in reasons)

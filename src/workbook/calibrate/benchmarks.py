@@ -100,6 +100,23 @@ RATIO_PAIRS = [
         "mlperf-v50-lora-mi300x-16-mangoboost",
         "mlperf-v50-lora-mi300x-8-mangoboost",
     ),
+    # AMD Primus v26.1 on MI325X (held out, declared 2026-12-07) against NeMo 25.11 on H100, the
+    # same model, precision and GPU count (CDNA 3 against Hopper); and its 64 / 8 GPUs.
+    (
+        "Llama 3.1 8B fp8 MI325X (Primus) / H100 (NeMo), 8 GPUs",
+        "primus2601-llama31-8b-mi325x-8",
+        "nemo-llama3-8b-h100",
+    ),
+    (
+        "Llama 3.1 70B fp8 MI325X (Primus) / H100 (NeMo), 64 GPUs",
+        "primus2601-llama31-70b-mi325x-64-fp8",
+        "nemo-llama3-70b-h100",
+    ),
+    (
+        "Llama 3.1 8B fp8 MI325X (Primus) 64 / 8 GPUs",
+        "primus2601-llama31-8b-mi325x-64",
+        "primus2601-llama31-8b-mi325x-8",
+    ),
 ]
 #: Tokens [tokens] of the run a benchmark row is predicted as: any long run will do, since the
 #: steady-state throughput between failures does not depend on the run's length.
