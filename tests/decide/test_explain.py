@@ -525,3 +525,37 @@ def test_a_moe_pick_beyond_its_classs_benchmarked_parts_says_its_factor_is_held(
         )
         assert said in reasons, reasons
         assert "interpolated" not in reasons
+
+
+def test_a_tuned_pick_says_which_way_its_parts_held_out_benchmarks_lean():
+    """A dense tuned pick on a part whose held-out benchmarks of vendor recipes (3 or more; they
+    fit nothing) were a median 10 % or more off says which way to read its time
+    (band_reason.PART_BIAS_SAID_FROM, declared 2026-12-07). MI325X's 5 rows by hand: Primus
+    -13.8 / -13.3 / +7.2 / -17.2 %, MLPerf v5.0 LoRA -12.0 %, median -13.3 % (too slow:
+    pessimistic); H200's 7 (MLPerf v5.0 LoRA +14.2 / +16.2 / +16.7 / +3.3 / +11.9 / +6.0 %, 405B
+    Nebius +0.2 %) median +11.9 % (optimistic); H100's 15 a median 4 % off: nothing said, nor at
+    the typical level."""
+    from workbook.calibrate import tuned_part_holdout
+
+    seen = tuned_part_holdout(load_catalog())
+    assert (seen["mi325x"]["n"], seen["mi325x"]["gpus"]) == (5, (8, 64))
+    assert seen["mi325x"]["median_error"] == pytest.approx(-0.133, abs=0.001)
+    assert (seen["h200-sxm"]["n"], seen["h200-sxm"]["gpus"]) == (7, (8, 512))
+    assert seen["h200-sxm"]["median_error"] == pytest.approx(0.119, abs=0.001)
+    assert abs(seen["h100-sxm"]["median_error"]) < 0.10
+    base = presets["band-7b-to-70b"].replace(software_stack="tuned")
+    mi325x = recommend(base.replace(accelerators=["mi325x"]), sensitivity=False).reasons
+    said = (
+        "On AMD Instinct MI325X's 5 held-out benchmarks (8-64 GPUs; they fit nothing) the tuned "
+        "level was a median 13% too slow, so read this time as pessimistic."
+    )
+    assert any(said in r for r in mi325x)
+    h200 = recommend(base.replace(accelerators=["h200-sxm"]), sensitivity=False)
+    assert h200.top.n_gpus < 512
+    assert any("a median 12% too fast, so read this time as optimistic" in r for r in h200.reasons)
+    for quiet in (
+        base.replace(accelerators=["h100-sxm"]),
+        base.replace(accelerators=["mi325x"], software_stack="typical"),
+    ):
+        reasons = recommend(quiet, sensitivity=False).reasons
+        assert not any("; they fit nothing) the tuned level was" in r for r in reasons)

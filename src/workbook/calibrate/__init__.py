@@ -53,6 +53,7 @@ from .levels import (
     tuned_fp4_loo,
     tuned_moe_loo,
     tuned_other_stacks,
+    tuned_part_holdout,
     tuned_scale_holdout,
 )
 from .metrics import (
@@ -149,6 +150,7 @@ __all__ = [
     "tuned_loo_ratios",
     "tuned_fp4_holdout",
     "tuned_other_stacks",
+    "tuned_part_holdout",
     "tuned_scale_holdout",
     "tuned_fp4_loo",
     "tuned_evidence",

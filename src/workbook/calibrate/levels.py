@@ -185,7 +185,13 @@ def tuned_scale_holdout(
     if tuned is None:
         tuned = benchmark_throughput(resolve_catalog(catalog), "tuned")
     beyond = tuned["n_gpus"] > SCALE_GROUPS[-2][1]
-    rows = tuned[(tuned["split"] == "holdout") & ~tuned["moe"] & beyond]
+    return _held_out_dense_by_part(tuned[beyond])
+
+
+def _held_out_dense_by_part(tuned: pd.DataFrame) -> dict[str, dict]:
+    """The held-out dense rows of ``tuned`` per accelerator: :func:`_signed_metrics` and
+    ``gpus`` (the fewest and most GPUs of its rows)."""
+    rows = tuned[(tuned["split"] == "holdout") & ~tuned["moe"]]
     return {
         part: {**_signed_metrics(g), "gpus": (int(g["n_gpus"].min()), int(g["n_gpus"].max()))}
         for part, g in rows.groupby("accelerator", sort=True)
@@ -197,6 +203,18 @@ def tuned_scale_holdout(
 #: before their rows' errors were computed): their held-out rows say how far a plan at the tuned
 #: level is for a team that trains on them.
 OTHER_STACK_SOURCES = (TORCHTITAN_SOURCE,)
+
+
+def tuned_part_holdout(
+    catalog: Catalog | None = None, tuned: pd.DataFrame | None = None
+) -> dict[str, dict]:
+    """The tuned level on each accelerator's held-out dense benchmark rows of vendor recipes
+    (those of :data:`OTHER_STACK_SOURCES` apart; they fit nothing), at any GPU count: ``n``,
+    ``mdape``, ``median_error`` (predicted / published - 1, signed) and ``gpus``. ``tuned`` as
+    :func:`tuned_fp4_holdout`'s."""
+    if tuned is None:
+        tuned = benchmark_throughput(resolve_catalog(catalog), "tuned")
+    return _held_out_dense_by_part(tuned[~tuned["source"].isin(OTHER_STACK_SOURCES)])
 
 
 def tuned_other_stacks(
@@ -229,12 +247,14 @@ class TunedEvidence:
     scale_holdout: dict = field(default_factory=dict)
     #: :func:`tuned_other_stacks`.
     other_stacks: dict = field(default_factory=dict)
+    #: :func:`tuned_part_holdout`.
+    part_holdout: dict = field(default_factory=dict)
 
 
 def tuned_evidence(catalog: Catalog | None = None) -> TunedEvidence:
     """:func:`tuned_moe_loo`, :func:`tuned_fp4_loo`, :func:`tuned_fp4_holdout`,
-    :func:`tuned_scale_holdout` and :func:`tuned_other_stacks` of ``catalog``, the leave-one-out
-    and tuned-level benchmark tables computed once each."""
+    :func:`tuned_scale_holdout`, :func:`tuned_other_stacks` and :func:`tuned_part_holdout` of
+    ``catalog``, the leave-one-out and tuned-level benchmark tables computed once each."""
     cat = resolve_catalog(catalog)
     loo, tuned = tuned_loo_ratios(cat), benchmark_throughput(cat, "tuned")
     return TunedEvidence(
@@ -243,6 +263,7 @@ def tuned_evidence(catalog: Catalog | None = None) -> TunedEvidence:
         tuned_fp4_holdout(cat, tuned),
         tuned_scale_holdout(cat, tuned),
         tuned_other_stacks(cat, tuned),
+        tuned_part_holdout(cat, tuned),
     )
 
 

@@ -73,6 +73,9 @@ class BandBasis:
     #: The narrowest and widest expert it was fitted on
     #: (:func:`workbook.calibrate.moe_routing.routing_width_range`) [units of width].
     routing_widths: tuple = (0.0, float("inf"))
+    #: The tuned level on each part's held-out dense benchmarks of vendor recipes, at any GPU
+    #: count (``n``, ``median_error``, ``gpus``: :func:`workbook.calibrate.tuned_part_holdout`).
+    part_holdout: dict | None = None
 
 
 def missing_evidence(best: pd.Series, run_parts: frozenset = frozenset()) -> str:
@@ -131,7 +134,7 @@ def band_reason(best: pd.Series, basis: BandBasis, shape: ModelShape | None = No
     if best["stack_level"] == "tuned" and best["precision"] == "fp4":
         text += _fp4_clause(best, basis)
     if best["stack_level"] == "tuned" and not is_moe:
-        text += _scale_clause(best, basis)
+        text += _held_out_clause(best, basis)
     if best["stack_level"] == "tuned":
         text += _overhead_clause(best) + _other_stack_clause(basis)
     return text
@@ -239,19 +242,42 @@ def _overhead_clause(best: pd.Series) -> str:
     )
 
 
-def _scale_clause(best: pd.Series, basis: BandBasis) -> str:
-    """How far the tuned level was on the held-out benchmarks of the pick's part beyond 256 GPUs
-    (they fit nothing), for a pick of that size: the engine keeps a per-GPU rate that MLPerf's
-    large runs did not (CHANGELOG.md, 2026-12-03)."""
-    seen = (basis.scale_holdout or {}).get(best["accelerator"])
-    if seen is None or best["n_gpus"] < seen["gpus"][0]:
+#: A part's held-out benchmarks are quoted to a tuned pick on it when their median signed error is
+#: at least this far from 0 (CHANGELOG.md 2026-12-07; set after the medians were seen: it speaks
+#: on H200 and MI325X today) [fraction].
+PART_BIAS_SAID_FROM = 0.10
+#: ... and they are at least this many [rows].
+PART_BIAS_MIN_ROWS = 3
+
+
+def _held_out_clause(best: pd.Series, basis: BandBasis) -> str:
+    """How far the tuned level was on the held-out dense benchmarks of the pick's part (they fit
+    nothing), so the reader knows which way to read its time. A pick as large as its part's rows
+    beyond 256 GPUs hears those (the engine keeps a per-GPU rate that MLPerf's large runs did
+    not: CHANGELOG.md, 2026-12-03); any other hears all its part's rows of vendor recipes, when
+    they are :data:`PART_BIAS_MIN_ROWS` or more and a median :data:`PART_BIAS_SAID_FROM` or more
+    off (CHANGELOG.md, 2026-12-07)."""
+    part = best["accelerator"]
+    scale = (basis.scale_holdout or {}).get(part)
+    at_scale = scale is not None and best["n_gpus"] >= scale["gpus"][0]
+    seen = scale if at_scale else (basis.part_holdout or {}).get(part)
+    if seen is None or not (
+        at_scale
+        or seen["n"] >= PART_BIAS_MIN_ROWS
+        and abs(seen["median_error"]) >= PART_BIAS_SAID_FROM
+    ):
         return ""
     off, reading = _off_text(seen["median_error"])
     lo, hi = seen["gpus"]
+    if at_scale:
+        return (
+            f" On {best['name']} at {lo:,}-{hi:,} GPUs the tuned level was {off} on the "
+            f"{seen['n']} held-out benchmarks there, so at {int(best['n_gpus']):,} GPUs read this "
+            f"time as {reading}."
+        )
     return (
-        f" On {best['name']} at {lo:,}-{hi:,} GPUs the tuned level was {off} on the "
-        f"{seen['n']} held-out benchmarks there, so at {int(best['n_gpus']):,} GPUs read this "
-        f"time as {reading}."
+        f" On {best['name']}'s {seen['n']} held-out benchmarks ({lo:,}-{hi:,} GPUs; they fit "
+        f"nothing) the tuned level was {off}, so read this time as {reading}."
     )
 
 

@@ -409,7 +409,7 @@ def band_basis(cat: Catalog) -> BandBasis:
         runs, benchmarks, a["time_band_widening_no_evidence"], tuned.moe_loo, tuned.fp4_holdout,
         tuned.fp4_loo, tuned.scale_holdout, moe, a["moe_efficiency"], _moe_carry(cat),
         _named_parts(cat, tuned.other_stacks), evidence_parts(cat, used_full_runs), a[ROUTING],
-        routing_width_range(cat),
+        routing_width_range(cat), tuned.part_holdout,
     )  # fmt: skip
 
 
