@@ -17,9 +17,11 @@ venv: $(STAMP)
 app: $(STAMP)
 	$(BIN)/python -m workbook app
 
-# The notebooks for analysts, in JupyterLab on 127.0.0.1 (LAB_PORT=8890 for another port).
+# The notebooks for analysts, in JupyterLab on 127.0.0.1 (LAB_PORT=8890 for another port); offline:
+# no news feed, no update check, no prompt asking to turn them on (deploy/lab-settings).
 lab: $(STAMP)
-	$(BIN)/jupyter lab --ip=127.0.0.1 --port=$${LAB_PORT:-8888} --LabApp.news_url=None notebooks/
+	$(BIN)/jupyter lab --ip=127.0.0.1 --port=$${LAB_PORT:-8888} --LabApp.news_url=None \
+		--LabApp.app_settings_dir=$(CURDIR)/deploy/lab-settings notebooks/
 
 # One guided notebook as its own Voila page, offline: make guide NB=04_power_and_cooling
 # (http://127.0.0.1:8870, PORT=8871 for another port).

@@ -183,6 +183,7 @@ def jupyter_lab(root: Path, port: int | None = None):
         "--ip=127.0.0.1",
         "--IdentityProvider.token=",
         "--LabApp.news_url=None",
+        f"--LabApp.app_settings_dir={REPO / 'deploy' / 'lab-settings'}",
         f"--ServerApp.root_dir={root}",
         f"--LabApp.workspaces_dir={root / '.workspaces'}",
         *(["--allow-root"] if os.geteuid() == 0 else []),

@@ -152,6 +152,8 @@ def test_a_changed_widget_re_renders_the_guide_in_jupyterlab(lab, lab_page, name
         for guide in ("01_model_sizing_and_memory", "05_team_and_software_risk"):
             assert guide in text
         assert "changed here" in text
+    # offline: JupyterLab never asks to fetch its news feed (deploy/lab-settings/overrides.json)
+    assert page.get_by_text("official Jupyter news").count() == 0
     assert outside == []
 
 
