@@ -132,7 +132,9 @@ def test_twin_pairs_from_published_numbers(cat):
         assert (
             a["gpu_count"] <= b["gpu_count"] and a["seq_len"] <= b["seq_len"] and p["ratio"] > 1.0
         )
-        assert per_nd[p["slower"]] <= per_nd[p["faster"]]
+        # (equal up to rounding for twins on the same GPU count and sequence length: SmolLM 135M
+        # v1 and v2, 64 H100 at 2,048 tokens)
+        assert per_nd[p["slower"]] <= per_nd[p["faster"]] * (1 + 1e-12)
     figures = cli_validate.report(cat, out=io.StringIO(), cv=False)
     assert figures["twin_pairs_beyond_2x"] == (twins["ratio"] > 4).sum() == 1
     assert figures["twin_pairs_beyond_25pct"] == (twins["ratio"] > 1.25 / 0.75).sum() == 2

@@ -13,7 +13,7 @@ from workbook.cli import validate as cli_validate
 def test_entry_batches_are_read_from_split_reason(cat):
     rows = calibrate.full_runs(cat)
     b = calibrate.entry_batch(rows)
-    assert (b >= 1).sum() == calibrate.is_prospective(rows).sum() == 32
+    assert (b >= 1).sum() == calibrate.is_prospective(rows).sum() == 35
     assert np.bincount(b).tolist() == [
         25,
         8,
@@ -21,13 +21,14 @@ def test_entry_batches_are_read_from_split_reason(cat):
         7,
         6,
         2,
-    ]  # first split; third session; fourth; fifth; fifth, second search; sixth
+        3,
+    ]  # first split; third session; fourth; fifth; fifth, second search; sixth; seventh
     assert rows.loc[b == 4, "run_id"].tolist()[:2] == ["lucie-7b", "sea-lion-3b"]
     bad = rows.head(1).assign(
-        split_reason="usable; added 2026-12-08 (seventh session) after the constants were frozen"
+        split_reason="usable; added 2026-12-08 (eighth session) after the constants were frozen"
     )
     with pytest.raises(
-        ValueError, match=r"entry batch 'seventh session' is unknown; allowed: third session"
+        ValueError, match=r"entry batch 'eighth session' is unknown; allowed: third session"
     ):
         calibrate.entry_batch(bad)
     with pytest.raises(ValueError, match=r"names no batch"):
@@ -41,10 +42,10 @@ def test_entry_batches_are_read_from_split_reason(cat):
         t["predicted_gpu_hours"],
     )
     assert (figures["range_forward_runs"], figures["range_forward_inside"]) == (
-        32,
+        35,
         fw["inside"].sum(),
     )
-    # The trust paragraph quotes the forward check of the band it plans with, over the same 32.
+    # The trust paragraph quotes the forward check of the band it plans with, over the same 35.
     cov = calibrate.band_coverage(cat)
-    assert cov["forward_runs"] == 32
-    assert f"for {cov['forward_inside']} of 32 (" in calibrate.time_model_trust("h100-sxm", cat)
+    assert cov["forward_runs"] == 35
+    assert f"for {cov['forward_inside']} of 35 (" in calibrate.time_model_trust("h100-sxm", cat)

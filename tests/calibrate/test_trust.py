@@ -20,7 +20,7 @@ def test_time_model_trust_quotes_the_holdout_error_and_the_accelerator_bias(cat)
     med = float(np.median(t[t["group"] == "h100-sxm"]["error"]))
     assert med < -0.1  # the dense H100 runs took longer than predicted (README, Accuracy)
     assert (
-        "On the 16 published dense runs on the NVIDIA H100 SXM5 80GB the runs took longer than "
+        "On the 19 published dense runs on the NVIDIA H100 SXM5 80GB the runs took longer than "
         "predicted by a "
         f"median {-med:.0%}" in h100
     )

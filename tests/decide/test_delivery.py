@@ -125,7 +125,8 @@ def test_the_risk_lines_finish_days_count_the_delivery_band():
         day = b[f"days_{q}"]
         p = delivery.deadline_probability(day - top["lead_time_days"], args, top["wall_days"], band)
         assert float(p) == pytest.approx(int(q[1:]) / 100, abs=1e-6)
-    # The former column: 17 days of wait + the run's p90 9.35 days = day 26.35.
-    assert b["days_p90"] > top["time_to_result_days_p90"] == pytest.approx(26.35, abs=0.01)
+    # The former column: 17 days of wait + the run's p90 9.04 days = day 26.04 (the median 4.43
+    # days x (1.9599 / 1.2178)^1.5, the band widened 1.5x: no published run on the RTX A6000).
+    assert b["days_p90"] > top["time_to_result_days_p90"] == pytest.approx(26.04, abs=0.01)
     # 89 % by day 60 (the headline): the finish day's p90 lies past day 60.
     assert top["p_deadline"] < 0.9 and b["days_p90"] > 60

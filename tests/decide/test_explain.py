@@ -104,12 +104,14 @@ def test_a_pick_under_90_percent_names_the_price_of_more_certainty(name, what):
 
 
 def test_the_price_of_more_certainty_for_the_band_70b_to_400b_pick():
-    """By hand from the options table: 768 B200 on a 1-year reservation, 98 % for day 200,
-    $21.5M a run against the pick's $7.9M (+173 %): what 10 more points of certainty cost."""
+    """By hand from the options table: 768 B200 on a 1-year reservation, 99 % for day 200,
+    $21.5M a run (the year's reservation) against the pick's $8.42M on demand (+155 %; $7.88M
+    and +173 % before the typical median ratio moved 1.1389 -> 1.2178 on 2026-12-07): what 11
+    more points of certainty cost."""
     rec = recommend(presets["band-70b-to-400b"], sensitivity=False)
     assert "reservation 768 x NVIDIA B200" in rec.caveats[-1]
-    assert "(+173% vs the pick)" in rec.caveats[-1]
-    assert "with 98 % probability" in rec.caveats[-1]
+    assert "(+155% vs the pick)" in rec.caveats[-1]
+    assert "with 99 % probability" in rec.caveats[-1]
 
 
 def test_no_surer_option_is_said_and_none_for_a_pick_already_at_90_percent():
@@ -358,26 +360,34 @@ def test_a_moe_pick_without_moe_benchmarks_says_its_class_gave_its_factor():
 def test_a_pick_on_a_widened_band_says_so_in_the_headline_and_names_the_checked_option():
     """funded-startup-30b-domain picks 128 MI355X on demand, whose band is widened (no published
     run on MI355X). The headline says so and names what the same rule picks among the options
-    whose band is not widened: 512 B200 on demand, $37,209 against $30,800, 37,209 / 30,800 - 1
-    = +20.8 %, and how much longer its runs may take before another is the pick
+    whose band is not widened: 512 B200 on demand, $39,722 against $32,338, +22.8 % (128 of
+    them cost $38,816 but take 5.9 days to a finished run against 4.1: 2.3 % more for 31 %
+    sooner is worth its premium by the pick's rule, applied until no option is; $37,209 against
+    $30,800 until the typical median ratio moved 1.1389 -> 1.2178 on 2026-12-07), and how much
+    longer its runs may take before another is the pick
     (test_price_provenance.py does that by hand). A pick on a checked part (enterprise's B200)
     says nothing of it."""
     rec = recommend(presets["funded-startup-30b-domain"], sensitivity=False)
     said = (
         "Its time rests on no published run on AMD Instinct MI355X: its probabilities are on a "
         "band widened 1.5x. It stays the pick if its runs take up to 6.4 % longer than "
-        "estimated (2.9 days, not 2.8 days); longer than that, rent on demand 128 x AMD "
-        "Instinct MI350X is the pick, or, if both run slower together (the two speeds are "
-        "estimated the same way: CDNA 4 on ROCm, no published run on either), rent on spot 64 x "
-        "NVIDIA RTX PRO 6000 Blackwell Server Edition. The best "
+        "estimated (3.1 days, not 2.9 days); longer than that, rent on demand 128 x AMD "
+        "Instinct MI350X is the pick. The speed of AMD Instinct MI350X is estimated the same "
+        "way (CDNA 4 on ROCm, no published run on either): if both run slower together, it "
+        "stays the pick if its runs take up to 8.7 % longer than estimated; longer than that, "
+        "rent on spot 64 x NVIDIA RTX PRO 6000 Blackwell Server Edition is the pick. The best "
         "option with published evidence on its part: rent on demand 512 x NVIDIA B200 (HGX "
-        "B200, 180 GB), 13 hours per run, $37,200 per run (+21% vs the pick)."
+        "B200, 180 GB), 14 hours per run, $39,700 per run (+23% vs the pick)."
     )
     assert rec.headline.endswith(said) and rec.caveats[-1] == said
     other = option_row(rec.options, "b200-hgx", 512, "rent-on-demand")
     assert not other["time_band_widened"] and other["feasible"]
     more = other["cost_per_run_usd"] / rec.top.cost_per_run_usd - 1
-    assert more == pytest.approx(0.208, abs=1e-3)
+    assert more == pytest.approx(39_722 / 32_338 - 1, abs=1e-3)
+    fewer = option_row(rec.options, "b200-hgx", 128, "rent-on-demand")
+    premium = other["cost_per_run_usd"] / fewer["cost_per_run_usd"] - 1
+    sooner = 1 - other["time_to_result_days"] / fewer["time_to_result_days"]
+    assert 0.02 < premium < 0.1 * sooner  # 1 % per 10 % sooner (data/assumptions.csv)
     enterprise = recommend(presets["enterprise-frontier-pretraining"], sensitivity=False)
     assert "Its time rests on" not in enterprise.headline
 
@@ -394,7 +404,7 @@ def test_the_headline_is_the_verdict_then_its_caveats():
     assert band.startswith("Its time rests on no published run on AMD Instinct MI355X:")
     assert rec.headline == f"{rec.verdict} {price} {band}"
     assert rec.verdict.startswith("Rent on demand 128 x AMD Instinct MI355X (16 nodes):")
-    assert rec.verdict.endswith("9.04 t CO2e.")
+    assert rec.verdict.endswith("9.67 t CO2e.")
     enterprise = recommend(presets["enterprise-frontier-pretraining"], sensitivity=False)
     thin, surer = enterprise.caveats
     assert thin.startswith("Its run time decides the pick within its own band")

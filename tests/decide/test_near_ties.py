@@ -145,3 +145,20 @@ def test_no_option_is_worth_its_premium_over_the_pick(rec):
     premium = o["cost_per_run_usd"] / top.cost_per_run_usd - 1
     worth = o[(saved >= 0.10) & (premium <= 0.1 * saved)]
     assert worth.empty, worth[["accelerator", "n_gpus", "acquisition"]].to_string()
+
+
+def test_a_sooner_option_worth_its_premium_is_taken_until_none_is():
+    """By hand, at 1 % more per 10 % sooner: from the cheapest A ($100, 100 days) both B ($104,
+    14 days: 4 % for 86 % sooner) and C ($106.5, 9 days: 6.5 % for 91 %) are worth their premium,
+    and the score cost / 100 + 0.1 x days / 100 takes B (1.054 against C's 1.074). But over B, C
+    costs 2.4 % more for 36 % sooner, worth it too: the step repeats and takes C, over which no
+    option is worth its premium (before 2026-12-07 the step ran once and stopped at B)."""
+    ev = {
+        "cost_per_run_usd": np.array([100.0, 104.0, 106.5]),
+        "time_to_result_days": np.array([100.0, 14.0, 9.0]),
+        "feasible": np.ones(3, bool),
+    }
+    assert (RULE.dominance_cost_fraction, RULE.dominance_time_fraction) == (0.01, 0.1)
+    assert int(best_index(CHEAPEST, None, ev, RULE)[0]) == 2
+    ev["cost_per_run_usd"] = np.array([100.0, 104.0, 108.5])  # C over B: 4.3 % > 3.6 %: stays B
+    assert int(best_index(CHEAPEST, None, ev, RULE)[0]) == 1

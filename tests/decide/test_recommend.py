@@ -66,17 +66,21 @@ def _worth_more(o, rule, row):
 
 
 def test_runners_up_and_why_not_lines_show_the_option_the_rule_would_take(cat):
-    """funded-startup: B200's cheapest option is 8 GPUs, $36,086 and 38 days; 512 B200 cost 3.1 %
-    more and finish in 4 days (13 hours a run), which the pick's own rule takes (it allows 9 % for
-    90 % sooner). The 'why not B200' line and every runner-up must name the option the rule would
-    take, not one it would pass over (48 RTX PRO 6000 at 28 days when 64 take 21 for 0.1 % more)."""
+    """funded-startup: B200's cheapest option is 8 GPUs reserved, $37,138 and 41 days; 128 B200 on
+    demand cost 4.5 % more and finish in 5.9 days, which the pick's rule takes first (1 % more per
+    10 % sooner); over them 512 cost 2.3 % more and finish 31 % sooner (4.1 days), so the rule,
+    applied until no option is worth its premium over the pick, takes 512 at $39,700 ($37,200 until
+    the typical median ratio moved 1.1389 -> 1.2178 on 2026-12-07; taking only one step, the rule
+    stopped at 128 then, which this test caught). The 'why not B200' line and every runner-up must
+    name the option the rule would take, not one it would pass over (48 RTX PRO 6000 at 28 days when
+    64 take 21 for 0.1 % more)."""
     from workbook.decide import TieRule
 
     rule = TieRule.from_catalog(cat)
     rec = recommend(presets["funded-startup-30b-domain"], sensitivity=False)
     o = rec.options
     assert rec.rejected["b200-hgx"][0].startswith(
-        "feasible but not the best: rent on demand 512 GPUs costs $37,200 per run"
+        "feasible but not the best: rent on demand 512 GPUs costs $39,700 per run"
     )
     for r in rec.runners_up:
         row = o[

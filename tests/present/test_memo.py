@@ -143,6 +143,6 @@ def test_the_tornado_tables_millions_read_as_the_headline_writes_them():
     runs = table.loc["Runs per year (utilization)"]
     cost = rec.sensitivity.set_index("assumption").loc["Runs per year (utilization)"]
     assert runs["cost per run at low"] == money_text(cost["cost_per_run_at_low"]) == "$114M"
-    assert runs["cost per run at high"] == "$32.5M" and runs["swing"] == "$81.9M"
+    assert runs["cost per run at high"] == "$34.7M" and runs["swing"] == "$79.7M"
     money = table[["cost per run at low", "cost per run at high"]].to_numpy().ravel()
     assert not [v for v in money if re.fullmatch(r"\$\d{1,3}(,\d{3}){2,}", v)]  # $114,363,072

@@ -115,9 +115,9 @@ def test_changing_cooling_budget_and_preset_changes_the_recommendation(app):
         next(b for b in app.preset_buttons if b.description == "series-a-healthcare-17b-lora")
     )
     # Two RTX A6000 in a tower workstation (issue 14, part 6: no 8-GPU server for 1-4 cards); one
-    # RTX 6000 Ada's 50 runs fit the year with only 73 % (tests/decide/test_presets.py).
+    # RTX 6000 Ada's 50 runs fit the year with only 72 % (tests/decide/test_presets.py).
     assert "2 x NVIDIA RTX A6000 (one tower workstation)" in app.headline.value
-    assert "its 50 runs fit in the year with 81\u00a0%" in app.headline.value
+    assert "its 50 runs fit in the year with 82\u00a0%" in app.headline.value
     assert app.inputs["n_params"].value == "17"  # shown in billions
 
 

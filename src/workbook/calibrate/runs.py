@@ -33,6 +33,7 @@ ENTRY_BATCHES = (
     "fifth session",
     "fifth session, second search",
     "sixth session",
+    "seventh session",
 )
 _BATCH = re.compile(r"added \d{4}-\d{2}-\d{2} \(([^)]*)\) " + re.escape(PROSPECTIVE_MARK))
 

@@ -413,17 +413,25 @@ def worth_its_premium(feas, cost, days, pick: np.ndarray, rule: TieRule) -> np.n
     60 % sooner). Among those, the one with the least cost / pick's cost + rate x days / pick's
     days (time valued at that rate, so the premium stays under the rate: 10 % at most). The
     rule's own rationale (data/assumptions.csv dominance_cost_fraction) at every size of saving,
-    not only at 10 %: a run 7x sooner for 3 % more is what an executive buys."""
+    not only at 10 %: a run 7x sooner for 3 % more is what an executive buys. Repeated from the
+    new pick until no option is worth its premium over it (each step saves at least
+    ``dominance_time_fraction``, so :data:`MAX_DOMINANCE_STEPS` is ample): measured from the
+    first pick only, an option another beats by the same rule was named (CHANGELOG 2026-12-07)."""
     if rule.dominance_time_fraction <= 0:
         return pick
     rows = np.arange(len(pick))
-    c0, d0 = cost[rows, pick][:, None], days[rows, pick][:, None]
     rate = rule.dominance_cost_fraction / rule.dominance_time_fraction
-    with np.errstate(divide="ignore", invalid="ignore"):
-        saved = 1.0 - days / d0
-        ok = feas & (saved >= rule.dominance_time_fraction) & (cost / c0 - 1.0 <= rate * saved)
-        score = np.where(ok, cost / c0 + rate * days / d0, np.inf)
-    return np.where(ok.any(axis=1), np.argmin(score, axis=1), pick)
+    for _ in range(MAX_DOMINANCE_STEPS):  # until no option is worth its premium over the pick
+        c0, d0 = cost[rows, pick][:, None], days[rows, pick][:, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            saved = 1.0 - days / d0
+            ok = feas & (saved >= rule.dominance_time_fraction) & (cost / c0 - 1.0 <= rate * saved)
+            score = np.where(ok, cost / c0 + rate * days / d0, np.inf)
+        moved = ok.any(axis=1)
+        if not moved.any():
+            break
+        pick = np.where(moved, np.argmin(score, axis=1), pick)
+    return pick
 
 
 def option_position(o: pd.DataFrame, accelerator: str, n_gpus: int, acquisition: str) -> int | None:
