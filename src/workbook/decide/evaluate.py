@@ -373,16 +373,27 @@ def best_index(s: Scenario, o: pd.DataFrame, ev: dict, rule: TieRule) -> np.ndar
     cost = np.broadcast_to(np.atleast_2d(ev["cost_per_run_usd"]), shape)
     days = np.broadcast_to(np.atleast_2d(ev["time_to_result_days"]), shape)
     pick = worth_its_premium(feas, cost, days, pick, rule)
-    rows = np.arange(len(pick))
-    for _ in range(MAX_DOMINANCE_STEPS):
-        c, d = cost[rows, pick][:, None], days[rows, pick][:, None]
+
+    def dominating(c, d):  # at most the cost fraction more and at least the time fraction sooner
         better = feas & (cost <= c * (1 + rule.dominance_cost_fraction))
         better &= days <= d * (1 - rule.dominance_time_fraction)
-        moved = better.any(axis=1)
+        return better.any(axis=1), _argmin_by(better, days, cost)
+
+    pick = _until_stable(pick, cost, days, dominating)
+    return np.where(np.isfinite(best[:, 0]), pick, -1)
+
+
+def _until_stable(pick: np.ndarray, cost, days, step) -> np.ndarray:
+    """``pick`` (a position per row) replaced by ``step(c, d)`` until it moves no row (at most
+    :data:`MAX_DOMINANCE_STEPS` times): ``step`` takes the pick's cost and days per row (columns)
+    and returns which rows move and to which option."""
+    rows = np.arange(len(pick))
+    for _ in range(MAX_DOMINANCE_STEPS):
+        moved, choice = step(cost[rows, pick][:, None], days[rows, pick][:, None])
         if not moved.any():
             break
-        pick = np.where(moved, _argmin_by(better, days, cost), pick)
-    return np.where(np.isfinite(best[:, 0]), pick, -1)
+        pick = np.where(moved, choice, pick)
+    return pick
 
 
 #: The options' columns the pick is made from (:func:`best_index`).
@@ -419,19 +430,16 @@ def worth_its_premium(feas, cost, days, pick: np.ndarray, rule: TieRule) -> np.n
     first pick only, an option another beats by the same rule was named (CHANGELOG 2026-12-07)."""
     if rule.dominance_time_fraction <= 0:
         return pick
-    rows = np.arange(len(pick))
     rate = rule.dominance_cost_fraction / rule.dominance_time_fraction
-    for _ in range(MAX_DOMINANCE_STEPS):  # until no option is worth its premium over the pick
-        c0, d0 = cost[rows, pick][:, None], days[rows, pick][:, None]
+
+    def worth(c0, d0):
         with np.errstate(divide="ignore", invalid="ignore"):
             saved = 1.0 - days / d0
             ok = feas & (saved >= rule.dominance_time_fraction) & (cost / c0 - 1.0 <= rate * saved)
             score = np.where(ok, cost / c0 + rate * days / d0, np.inf)
-        moved = ok.any(axis=1)
-        if not moved.any():
-            break
-        pick = np.where(moved, np.argmin(score, axis=1), pick)
-    return pick
+        return ok.any(axis=1), np.argmin(score, axis=1)
+
+    return _until_stable(pick, cost, days, worth)
 
 
 def option_position(o: pd.DataFrame, accelerator: str, n_gpus: int, acquisition: str) -> int | None:
