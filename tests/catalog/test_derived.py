@@ -143,3 +143,28 @@ def test_a_formula_naming_a_missing_price_is_refused():
                 )
             ]
         )
+
+
+def test_a_derived_price_reads_as_its_rule_and_its_inputs():
+    """The headline's words for a derived price (workbook.catalog.derived.derivation_sentence):
+    the row's rule and the inputs' values, a purchase price to the dollar, a rent to the cent;
+    the generic formula names the part's own prices by kind only, so B200's and H200's 1-year
+    reservations read as one rule and GB200's (from B200's price) does not."""
+    from workbook.catalog.derived import derivation_sentence, formula_figures, generic_formula
+
+    t = load_catalog().tables
+    assert derivation_sentence(t, "b200-hgx-r1y-derived-2026-03") == (
+        "1-year reservation = default on-demand x (1 - the 1-year committed-use discount) "
+        "= $5.25 x (1 - 0.41)"
+    )
+    assert formula_figures(t, "h100-sxm-r3y-derived-2026-03") == "$2.35 x (1 - 0.64) / (1 - 0.41)"
+    assert formula_figures(t, "gb200-nvl72-od-derived-2026") == "$5.25 x 12.47 / 7.52"
+    assert formula_figures(t, "mi355x-od-estimate") == "$1.99 x $23,000 / $17,500"
+    assert derivation_sentence(t, "h100-sxm-od-lambda") == ""  # not a derived row
+    rule = "rent-on-demand * (1 - reserved_1y_discount)"
+    assert generic_formula(f"b200-hgx:{rule}", "b200-hgx") == rule
+    assert generic_formula(f"h200-sxm:{rule}", "h200-sxm") == rule
+    gb200 = "b200-hgx:rent-on-demand * 12.47 / 7.52"
+    assert generic_formula(gb200, "gb200-nvl72") == gb200
+    # A part id inside another's is not the part's own (gb200-nvl72 does not name b200-hgx).
+    assert generic_formula("gb200-nvl72:buy-new", "b200-nvl72") == "gb200-nvl72:buy-new"

@@ -95,7 +95,9 @@ def test_a_pick_under_90_percent_names_the_price_of_more_certainty(name, what):
         f"To meet each of {what} with 90 % probability or more: "
         f"{MODE_PHRASE[surer['acquisition']]} "
         f"{int(surer['n_gpus'])} x {surer['name']}, {duration_text(surer['wall_days'])} per run, "
-        f"{money_text(surer['cost_per_run_usd'])} per run "
+        f"{money_text(surer['cost_per_run_usd'])} per run"
+        # a 1-year reservation's price is derived from the on-demand price, and said so
+        f"{' at a derived price' if surer['price_derivation'] else ''} "
         f"({delta:+.0%} vs the pick); it finishes by day {s.deadline_days:g} with "
         f"{surer['p_deadline'] * 100:.0f} % probability"
     )
@@ -396,8 +398,9 @@ def test_the_headline_is_the_verdict_then_its_caveats():
     """funded-startup-30b-domain picks 128 MI355X on demand: an estimated price and a widened band.
     The headline is the pick's sentence, then each caveat; ``verdict`` is the sentence alone (what
     the app and the memo set in bold), ``caveats`` the two in the headline's order. Enterprise's
-    B200 (a sourced price, published runs on its part) has two: its run time decides the pick
-    within its own band, and at 82 % for the deadline, what 90 % would cost."""
+    B200 (published runs on its part) has three: its price is derived, not quoted (since
+    2026-12-08), its run time decides the pick within its own band, and at 81 % for the deadline,
+    what 90 % would cost."""
     rec = recommend(presets["funded-startup-30b-domain"], sensitivity=False)
     price, band = rec.caveats
     assert price.startswith("Its price is an estimate, not a quote: no public price;")
@@ -406,12 +409,13 @@ def test_the_headline_is_the_verdict_then_its_caveats():
     assert rec.verdict.startswith("Rent on demand 128 x AMD Instinct MI355X (16 nodes):")
     assert rec.verdict.endswith("9.67 t CO2e.")
     enterprise = recommend(presets["enterprise-frontier-pretraining"], sensitivity=False)
-    thin, surer = enterprise.caveats
+    derived, thin, surer = enterprise.caveats
+    assert derived.startswith("Its price is derived, not quoted: 1-year reservation = ")
     assert thin.startswith("Its run time decides the pick within its own band")
     assert surer.startswith(
         "To meet each of the deadline and the budget with 90 % probability or more:"
     )
-    assert enterprise.headline == f"{enterprise.verdict} {thin} {surer}"
+    assert enterprise.headline == f"{enterprise.verdict} {derived} {thin} {surer}"
     assert rec.runners_up and all(r.caveats == [] for r in rec.runners_up)
 
 

@@ -64,15 +64,16 @@ def test_400b_band_moe_takes_each_parts_own_moe_benchmarks(recs):
     the 1-year reservation of 1,536 B200 runs 289 days at the median (270.6 x 1.2178 / 1.1389: the
     typical level's median ratio moved with the seventh batch's runs on 2026-12-07) and, 3.5 days of
     lead time on top, makes day 365 with Phi(ln(361.5 / 289.3) / 0.371) = 73 %, under the 80 %
-    asked; 2,048 of them pass at $57.2M, the pick (90 %, on a part with MoE evidence: no price or
-    evidence caveat). MI300X has no MoE benchmark: since 2026-12-04 it takes its class's factor at
-    its compute, 0.7 x 0.4479 / 0.5022 = 0.624, not Hopper's 0.70, so the 4,096 MI300X reservation
-    that was the pick until then runs 220.5 x 0.70 / 0.624 = 247 days (206.2 x 1.2178 / 1.1389 =
-    220.5 at Hopper's factor) and misses the 80 % (75 %). The article's B300 NVL72: its best match
-    is buying 3,456 GB300 (typical factor 0.7 x 0.6067 / 0.5022 = 0.85; 0.77 before H100's own
-    factor fell, which left it at 78 %), feasible at 80 % (81 %); B300 HGX (0.7 x 0.3615 / 0.5022 =
-    0.50; 0.53 before 2026-12-07, when 4,096 were enough) is feasible from 6,144 GPUs (4,096: 104
-    days after 203 of lead time, 78 %)."""
+    asked; 2,048 of them pass at $57.2M, the pick (90 %, on a part with MoE evidence: no evidence
+    caveat; its price, B200's on-demand less the 1-year discount, is derived, and the headline says
+    so, tests/decide/test_price_provenance.py). MI300X has no MoE benchmark: since 2026-12-04 it
+    takes its class's factor at its compute, 0.7 x 0.4479 / 0.5022 = 0.624, not Hopper's 0.70, so
+    the 4,096 MI300X reservation that was the pick until then runs 220.5 x 0.70 / 0.624 = 247 days
+    (206.2 x 1.2178 / 1.1389 = 220.5 at Hopper's factor) and misses the 80 % (75 %). The article's
+    B300 NVL72: its best match is buying 3,456 GB300 (typical factor 0.7 x 0.6067 / 0.5022 = 0.85;
+    0.77 before H100's own factor fell, which left it at 78 %), feasible at 80 % (81 %); B300 HGX
+    (0.7 x 0.3615 / 0.5022 = 0.50; 0.53 before 2026-12-07, when 4,096 were enough) is feasible from
+    6,144 GPUs (4,096: 104 days after 203 of lead time, 78 %)."""
     rec = recs["band-400b-plus"]
     o = rec.options
     b200 = option_row(o, "b200-hgx", 1536, "rent-reserved")
@@ -84,10 +85,12 @@ def test_400b_band_moe_takes_each_parts_own_moe_benchmarks(recs):
     pick = option_row(o, "b200-hgx", 2048, "rent-reserved")
     assert rec.top.n_gpus == 2048 and pick["feasible"] and not pick["time_band_widened"]
     assert rec.top.cost_per_run_usd == pytest.approx(57_181_536, abs=1)
-    # no price or evidence caveat; only that runs 18.9 % longer (its p90 is +61 %) make 3,072
-    # H100 reserved the pick: by hand it stays at 80 % until 361.5 / (222.3 x exp(0.8416 x
-    # 0.371)) = 1.190x its median (21.7 % before the typical median ratio moved on 2026-12-07)
-    (thin,) = rec.caveats
+    # no evidence caveat; its derived price, then that runs 18.9 % longer (its p90 is +61 %)
+    # make 3,072 H100 reserved the pick: by hand it stays at 80 % until 361.5 / (222.3 x
+    # exp(0.8416 x 0.371)) = 1.190x its median (21.7 % before the typical median ratio moved on
+    # 2026-12-07)
+    derived, thin = rec.caveats
+    assert derived.startswith("Its price is derived, not quoted:")
     assert "up to 18.9 % longer than estimated" in thin and "3072 x NVIDIA H100" in thin
     mi300x = option_row(o, "mi300x", 4096, "rent-reserved")
     assert mi300x["moe_factor"] == pytest.approx(0.7 * 0.4479 / 0.5022, abs=1e-4)

@@ -139,14 +139,14 @@ def test_the_tornado_and_monte_carlo_move_an_estimated_price_further():
     assert not wide.equals(same.set_index("option")["share"])
 
 
-def _quote(usd_per_gpu_hour: str, parts=("mi355x",)):
-    """A user's own quote for MI355X (and any other ``parts``) on demand (the one way a price
-    enters: an override)."""
+def _quote(usd_per_gpu_hour: str, parts=("mi355x",), kind: str = "rent-on-demand"):
+    """A user's own quote for MI355X (and any other ``parts``) on demand, or of another ``kind``
+    (the one way a price enters: an override; of a derived row, it replaces the derivation)."""
     return load_catalog(
         [
             {
                 "table": "prices",
-                "key": f"{part}:rent-on-demand",
+                "key": f"{part}:{kind}",
                 "column": "price_usd_per_gpu_hour",
                 "value": usd_per_gpu_hour,
                 "source": "test quote",
@@ -193,12 +193,10 @@ def test_a_pick_whose_twin_is_the_same_estimate_says_how_far_both_can_rise():
         512,
         "rent-on-demand",
     )
-    # A sourced price has no twin: enterprise's B200 reservation is derived from a sourced price.
-    assert math.isnan(
-        recommend(
-            presets["enterprise-frontier-pretraining"], sensitivity=False
-        ).top.price_headroom_joint
-    )
+    # A quoted price has no margin to state and no twin: band-70b-to-400b's B200 on demand.
+    quoted = recommend(presets["band-70b-to-400b"], sensitivity=False).top
+    assert (quoted.accelerator, quoted.acquisition) == ("b200-hgx", "rent-on-demand")
+    assert math.isnan(quoted.price_headroom) and math.isnan(quoted.price_headroom_joint)
 
 
 def test_a_pick_whose_twin_is_estimated_the_same_way_says_how_far_both_can_slow():
@@ -356,6 +354,11 @@ def test_the_headroom_sentence_rounds_down_and_says_the_ends():
     assert headroom_sentence(rented, Margins(Headroom(math.inf, -1), None)) == (
         " It stays the pick even at 10x its estimated price."
     )
+    derived = pd.Series({"is_buy": False, "price": 3.10, "price_derivation": "rent-on-demand"})
+    assert headroom_sentence(derived, Margins(Headroom(1.0999, -1), None)) == (
+        " It stays the pick up to $3.40 per GPU-hour, 9.9 % above the derived $3.10; above that, "
+        "no option is feasible."
+    )
 
 
 def test_a_pick_without_published_evidence_says_how_much_slower_it_can_run():
@@ -479,3 +482,91 @@ def test_runners_up_and_why_not_lines_say_when_their_cost_rests_on_an_estimated_
     assert "at an estimated price" not in by_part["rtx-pro-6000-server"].sentence
     assert "per run at an estimated price and takes" in rec.rejected["mi350x"][0]
     assert "at an estimated price" not in rec.rejected["b200-hgx"][0]
+
+
+def test_a_pick_on_a_derived_price_says_how_it_was_derived_and_how_far_it_can_rise():
+    """band-400b-plus reserves 2048 B200 for a year at $3.10 per GPU-hour, a price no provider
+    quoted: data/price_derivations.csv derives it as B200's default on-demand $5.25 x (1 - 0.41,
+    Epoch AI's 1-year discount). By hand from the options table: the pick's run is a year's
+    reservation, 2048 x 8,760 GPU-hours x $3.10 = $55,615,488, plus fixed costs. 3072 H100 on a
+    sourced 1-year reservation ($2.35) cost $65,406,240 and are likelier to finish by day 365;
+    within 2 % of the cheapest they tie with it (data/assumptions.csv near_tie_fraction) and the
+    tie goes to the likelier. So the pick holds while its cost stays under $65,406,240 / 1.02:
+    factor ((65,406,240 / 1.02) - fixed) / 55,615,488 = 1.1248, $3.48 (12.4 % rounded down)."""
+    rec = recommend(presets["band-400b-plus"], sensitivity=False)
+    o = rec.options
+    b200 = option_row(o, "b200-hgx", 2048, "rent-reserved")
+    h100 = option_row(o, "h100-sxm", 3072, "rent-reserved")
+    assert (rec.top.accelerator, rec.top.n_gpus, rec.top.acquisition) == (
+        "b200-hgx",
+        2048,
+        "rent-reserved",
+    )
+    assert b200["price"] == 3.10 and b200["price_sourced"]
+    assert b200["price_derivation"] == "rent-on-demand * (1 - reserved_1y_discount)"
+    assert h100["price"] == 2.35 and h100["price_derivation"] == ""
+    rent = 2048 * 8760 * 3.10
+    fixed = b200["cost_per_run_usd"] - rent
+    assert round(h100["p_deadline"], 2) > round(b200["p_deadline"], 2)
+    by_hand = (h100["cost_per_run_usd"] / 1.02 - fixed) / rent
+    assert by_hand == pytest.approx(1.1248, abs=1e-4)
+    assert rec.top.price_headroom == pytest.approx(by_hand, abs=1e-4)
+    assert (
+        "Its price is derived, not quoted: 1-year reservation = default on-demand x (1 - the "
+        "1-year committed-use discount) = $5.25 x (1 - 0.41) = $3.10 per GPU-hour. It stays the "
+        "pick up to $3.48 per GPU-hour, 12.4 % above the derived $3.10; above that, rent with a "
+        "1-year reservation 3072 x NVIDIA H100 SXM5 80GB is the pick."
+    ) in rec.headline
+    assert rec.headline.count("Its price is derived") == 1
+    # A quote is the check: at $3.48 the pick stays, at $3.49 the H100s take it; a quote is a
+    # quote, with no derivation to state.
+    s = presets["band-400b-plus"]
+    below = recommend(
+        s, catalog=_quote("3.48", ("b200-hgx",), "rent-reserved-1y"), sensitivity=False
+    ).top
+    above = recommend(
+        s, catalog=_quote("3.49", ("b200-hgx",), "rent-reserved-1y"), sensitivity=False
+    ).top
+    assert (below.accelerator, below.n_gpus) == ("b200-hgx", 2048)
+    assert (above.accelerator, above.n_gpus, above.acquisition) == (
+        "h100-sxm",
+        3072,
+        "rent-reserved",
+    )
+    assert math.isnan(below.price_headroom) and "derived" not in below.sentence
+
+
+def test_a_derived_pick_whose_twin_is_derived_the_same_way_says_how_far_all_can_rise():
+    """enterprise-frontier-pretraining reserves 2048 B200 for a year at the derived $3.10. Alone,
+    it stays the pick up to 54.3 % dearer, where 8192 MI300X on their own derived 1-year
+    reservation ($1.99 on demand x (1 - 0.41) = $1.17) take it; that price is derived the same
+    way, so a smaller discount raises both: moved together (every 1-year reservation derived from
+    its on-demand price), the pick holds further, and a sourced H100 reservation takes it."""
+    rec = recommend(presets["enterprise-frontier-pretraining"], sensitivity=False)
+    o = rec.options
+    mi300x = option_row(o, "mi300x", 8192, "rent-reserved")
+    assert mi300x["price"] == pytest.approx(1.99 * (1 - 0.41), abs=0.005)
+    assert (
+        mi300x["price_derivation"]
+        == option_row(o, "b200-hgx", 2048, "rent-reserved")["price_derivation"]
+    )
+    assert 1 < rec.top.price_headroom < rec.top.price_headroom_joint
+    assert (
+        "above that, rent with a 1-year reservation 8192 x AMD Instinct MI300X is the pick. The "
+        "price of AMD Instinct MI300X is derived the same way: if every price derived that way "
+        "comes in higher together, it stays the pick up to "
+    ) in rec.headline
+    assert "above that, rent with a 1-year reservation 6144 x NVIDIA H100 SXM5 80GB" in (
+        rec.headline
+    )
+
+
+def test_runners_up_say_when_their_cost_rests_on_a_derived_price():
+    """enterprise-frontier-pretraining's runners-up: MI300X's and A100's 1-year reservations are
+    derived from their on-demand prices (data/price_derivations.csv), H100's is a published
+    contract (SemiAnalysis, 2.35): only the first two say so."""
+    rec = recommend(presets["enterprise-frontier-pretraining"], sensitivity=False)
+    said = {r.accelerator: r.sentence for r in rec.runners_up}
+    assert " per run at a derived price (+" in said["mi300x"]
+    assert " per run at a derived price (+" in said["a100-80gb-sxm"]
+    assert "derived" not in said["h100-sxm"] and "estimated" not in said["h100-sxm"]

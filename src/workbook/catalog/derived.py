@@ -183,3 +183,46 @@ def follow_overrides(
             }
         )
     return moved
+
+
+def generic_formula(formula: str, accelerator_id: str) -> str:
+    """``formula`` with the part's own prices named by their kind only: two parts whose prices are
+    derived by one rule read the same (``h100-sxm:rent-on-demand * (1 - reserved_1y_discount)``
+    for H100 and its B200 twin both give ``rent-on-demand * (1 - reserved_1y_discount)``), so a
+    quote that finds one rule off finds it off for both."""
+    return re.sub(rf"(?<![a-z0-9._-]){re.escape(accelerator_id)}:", "", str(formula))
+
+
+def formula_figures(tables: dict[str, pd.DataFrame], price_id: str) -> str:
+    """The formula of ``price_id`` with its inputs' values, as a reader checks it by hand:
+    ``$5.25 x (1 - 0.41)``, a price per GPU-hour to the cent, per GPU to the dollar ('' for a row
+    with no formula)."""
+    der = tables["price_derivations"]
+    row = der[der["price_id"] == price_id]
+    if row.empty:
+        return ""
+    ev = _Evaluator(tables)
+    out = []
+    for i, (op, kind, text) in enumerate(parse_formula(row["formula"].iloc[0])):
+        if kind == "ref":
+            usd = ev.value(ev.default_id[text])
+            figure = f"${usd:,.0f}" if text.split(":")[1].startswith("buy") else f"${usd:,.2f}"
+        elif kind == "minus":
+            figure = f"(1 - {ev.params[text]:g})"
+        else:
+            figure = f"{ev._term(kind, text, price_id):g}"
+        out.append(figure if i == 0 else f"{'x' if op == '*' else '/'} {figure}")
+    return " ".join(out)
+
+
+def derivation_sentence(tables: dict[str, pd.DataFrame], price_id: str) -> str:
+    """A derived price in words and figures, for a reader who checks it: the rule its row of
+    data/price_derivations.csv states and the formula's inputs, ``1-year reservation = default
+    on-demand x (1 - the 1-year committed-use discount) = $5.25 x (1 - 0.41)`` ('' for a row
+    with no formula)."""
+    der = tables["price_derivations"]
+    row = der[der["price_id"] == price_id]
+    if row.empty:
+        return ""
+    rule = str(row["notes"].iloc[0]).strip().rstrip(".")
+    return f"{rule} = {formula_figures(tables, price_id)}"

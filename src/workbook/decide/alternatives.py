@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .evaluate import TieRule, best_in_groups, best_index, pick_inputs
-from .explain import rejected_line, runner_up_sentence
+from .explain import price_note, rejected_line, runner_up_sentence
 from .option_record import Option
 from .scenario import Scenario
 
@@ -46,7 +46,7 @@ def runners_up(s: Scenario, o: pd.DataFrame, rule: TieRule, top: Option) -> list
         if pos < 0:
             break
         r = Option.from_row(o.iloc[pos])
-        r.sentence = runner_up_sentence(r, top, estimated=not o.iloc[pos]["price_sourced"])
+        r.sentence = runner_up_sentence(r, top, note=price_note(o.iloc[pos]))
         runners.append(r)
         out |= pair == pair[pos]
     return runners

@@ -1,4 +1,5 @@
-"""What the headline adds to a pick that rests on something unchecked: an estimated price, or a
+"""What the headline adds to a pick that rests on something unchecked: an estimated price, a
+price derived from others (a 1-year reservation from the on-demand price and a discount), or a
 time band widened because its part has no published evidence; each with the best option that
 does not rest on it (:func:`workbook.decide.alternatives.best_among`); and, for a pick that meets
 its deadline, budget or year's runs with less than ``surer_probability`` (data/assumptions.csv),
@@ -37,6 +38,25 @@ def estimate_caveat(
     return said + alternative_sentence("with sourced prices", sourced, best, named)
 
 
+def derived_caveat(best: pd.Series, derivation: str, margins: Margins | None = None) -> str:
+    """Appended to the headline of a pick whose price is derived from others, not quoted
+    (``price_derivation``; ``derivation``: its formula in words and figures,
+    :func:`workbook.catalog.derived.derivation_sentence`), with how far that price can rise
+    before another option is the pick (``margins``: :func:`headroom_sentence`): ``Its price is
+    derived, not quoted: 1-year reservation = default on-demand x (1 - the 1-year committed-use
+    discount) = $5.25 x (1 - 0.41) = $3.10 per GPU-hour. It stays the pick up to $3.48 per
+    GPU-hour, 12.4 % above the derived $3.10; above that, ...``."""
+    unit = "per GPU" if best["is_buy"] else "per GPU-hour"
+    said = f"Its price is derived, not quoted: {derivation} = "
+    said += f"{_price_down(best['price'], best['is_buy'])} {unit}."
+    return said + (headroom_sentence(best, margins) if margins is not None else "")
+
+
+def _unquoted(best: pd.Series) -> str:
+    """How the pick's price is said in its margins: ``derived`` or ``estimated``."""
+    return "derived" if best.get("price_derivation") else "estimated"
+
+
 def headroom_sentence(best: pd.Series, m: Margins) -> str:
     """`` It stays the pick up to $2.79 per GPU-hour, 6.6 % above the estimated $2.62; above
     that, rent on demand 128 x AMD Instinct MI350X is the pick (its price an estimate too).``
@@ -53,8 +73,15 @@ def headroom_sentence(best: pd.Series, m: Margins) -> str:
     The prices and the percentages are rounded down (a quote at the figure said keeps the
     pick)."""
     h, then, joint, joint_then = m.said
+    kind = _unquoted(best)
+    same = "derived the same way" if kind == "derived" else "the same estimate"
+    together = (
+        "if every price derived that way comes in higher together"
+        if kind == "derived"
+        else "if the quotes for both come in higher together"
+    )
     if not math.isfinite(h.factor):
-        return f" It stays the pick even at {h.limit:g}x its estimated price."
+        return f" It stays the pick even at {h.limit:g}x its {kind} price."
     said = f" It stays the pick {_price_margin(best, h.factor)}; above that, "
     if then is None:
         return said + "no option is feasible."
@@ -62,16 +89,14 @@ def headroom_sentence(best: pd.Series, m: Margins) -> str:
         return said + f"{_then_phrase(then)} is the pick{_estimate_too(best, then)}."
     if _same_margin(h, joint, joint_then):
         return said + (
-            f"{_then_phrase(then)} is the pick, or, if the quotes for both come in higher "
-            f"together (the two prices are one estimate), {_then_phrase(joint_then)}"
+            f"{_then_phrase(then)} is the pick, or, {together} (the two prices are "
+            f"{'one estimate' if kind == 'estimated' else same}), {_then_phrase(joint_then)}"
             f"{_estimate_too(best, joint_then)}."
         )
-    said += (
-        f"{_then_phrase(then)} is the pick. The price of {then['name']} is the same estimate: "
-        "if the quotes for both come in higher together, "
-    )
+    said += f"{_then_phrase(then)} is the pick. The price of {then['name']} is {same}: {together}, "
     if not math.isfinite(joint.factor):
-        return said + f"it stays the pick even at {joint.limit:g}x the estimate."
+        what = "the estimate" if kind == "estimated" else "the derived prices"
+        return said + f"it stays the pick even at {joint.limit:g}x {what}."
     said += f"it stays the pick {_price_margin(best, joint.factor)}; above that, "
     if joint_then is None:
         return said + "no option is feasible."
@@ -102,17 +127,25 @@ def _price_margin(best: pd.Series, factor: float) -> str:
     unit = "per GPU" if best["is_buy"] else "per GPU-hour"
     return (
         f"up to {_price_down(best['price'] * factor, best['is_buy'])} {unit}, "
-        f"{math.floor((factor - 1) * 1000) / 10:g} % above the estimated "
+        f"{math.floor((factor - 1) * 1000) / 10:g} % above the {_unquoted(best)} "
         f"{_price_down(best['price'], best['is_buy'])}"
     )
 
 
 def _estimate_too(best: pd.Series, then: pd.Series) -> str:
     """`` (its price an estimate too)`` for an option on another part whose price is not
-    sourced; '' otherwise (a sourced price, or the pick's own part: the sentence is about it)."""
-    if then["price_sourced"] or then["accelerator"] == best["accelerator"]:
+    sourced (`` (its price an estimate)`` beside a derived pick), `` (its price derived too)``
+    for one whose price is derived beside a derived pick; '' otherwise (a quote, or the pick's
+    own part: the sentence is about it)."""
+    if then["accelerator"] == best["accelerator"]:
         return ""
-    return " (its price an estimate too)"
+    if not then["price_sourced"]:
+        return (
+            " (its price an estimate)" if best["price_sourced"] else " (its price an estimate too)"
+        )
+    if then["price_derivation"] and best["price_derivation"]:
+        return " (its price derived too)"
+    return ""
 
 
 def time_headroom_sentence(best: pd.Series, m: Margins) -> str:

@@ -146,6 +146,12 @@ _OPTIONS = (
     ("price", "USD", "default price: per GPU-hour to rent, per GPU to buy; NaN if none"),
     ("price_basis", "text", "where the price comes from (data/prices.csv basis)"),
     ("price_sourced", "bool", "a price a buyer can check or their own (catalog.price_is_sourced)"),
+    (
+        "price_derivation",
+        "text",
+        "a sourced price derived from others: its formula in the part's own terms "
+        "(data/price_derivations.csv, catalog.derived.generic_formula); '' for a quote",
+    ),
     ("is_buy", "bool", "an owned cluster (buy-new or buy-used)"),
     ("life_years", "yr", "years the hardware is depreciated over"),
     ("needs_retrofit", "bool", "bought liquid-only hardware for air racks"),

@@ -206,19 +206,25 @@ def deadline_odds_text(s: Scenario, r: pd.Series) -> str:
 
 #: After a cost that rests on a price with no public source (``price_sourced`` False).
 ESTIMATED_PRICE = " at an estimated price"
+#: After a cost that rests on a price derived from others, not quoted (``price_derivation``: a
+#: 1-year reservation as the on-demand price less a discount).
+DERIVED_PRICE = " at a derived price"
 
 
 def price_note(row) -> str:
-    """:data:`ESTIMATED_PRICE` for an option whose price is an estimate, else ''."""
-    return "" if row["price_sourced"] else ESTIMATED_PRICE
+    """:data:`ESTIMATED_PRICE` for an option whose price is an estimate, :data:`DERIVED_PRICE`
+    for one whose price is derived from others, else '' (a quote)."""
+    if not row["price_sourced"]:
+        return ESTIMATED_PRICE
+    return DERIVED_PRICE if row.get("price_derivation") else ""
 
 
-def runner_up_sentence(r: Option, top: Option, estimated: bool = False) -> str:
-    """A runner-up: its days and cost per run against the pick's (``estimated``: its price has
-    no public source, and the sentence says so)."""
+def runner_up_sentence(r: Option, top: Option, note: str = "") -> str:
+    """A runner-up: its days and cost per run against the pick's (``note``: :func:`price_note`
+    of its row, where its price is estimated or derived the sentence says so)."""
     return (
         f"{option_phrase(r.acquisition, r.n_gpus, r.name)}: {duration_text(r.wall_days)} per run, "
-        f"{money_text(r.cost_per_run_usd)} per run{ESTIMATED_PRICE if estimated else ''} "
+        f"{money_text(r.cost_per_run_usd)} per run{note} "
         f"({delta_text(r.cost_per_run_usd, top.cost_per_run_usd)})"
     )
 

@@ -91,24 +91,30 @@ def margins(s, o: pd.DataFrame, pos: int, rule: TieRule, headroom, twins) -> Mar
 
 
 def price_headroom(s, o: pd.DataFrame, pos: int, rule: TieRule, joint: bool = False) -> Headroom:
-    """How far the price of the pick at row position ``pos`` (an estimate) can rise before the
-    same rule (:func:`best_index`) picks another option.
+    """How far the price of the pick at row position ``pos`` (an estimate, or a price derived
+    from others: ``price_derivation``) can rise before the same rule (:func:`best_index`) picks
+    another option.
 
-    The estimate is the part's, not one cluster's: every option on the same part, rented or
-    bought as the pick is, whose price is not sourced moves by the same factor (a quote that
-    comes in 20 % high for 128 GPUs does for 64 too); every other option keeps its price.
-    ``joint``: every option whose price is the same estimate moves too
-    (:func:`shares_price_estimate`, any part)."""
+    The price is the part's, not one cluster's: every option on the same part, rented or bought
+    as the pick is, whose price is the same kind of unquoted figure (an estimate; or derived by
+    the same formula, the 1-year reservation of every cluster size) moves by the same factor (a
+    quote that comes in 20 % high for 128 GPUs does for 64 too); every other option keeps its
+    price. ``joint``: every option whose price is the same estimate, or derived the same way, moves
+    too (:func:`shares_price_estimate`, any part)."""
     best = o.iloc[pos]
     name = "buy_price_factor" if best["is_buy"] else "rent_price_factor"
 
     def same(sub: pd.DataFrame) -> np.ndarray:
-        estimated = (sub["is_buy"].to_numpy(bool) == bool(best["is_buy"])) & ~sub[
-            "price_sourced"
-        ].to_numpy(bool)
+        moves = sub["is_buy"].to_numpy(bool) == bool(best["is_buy"])
+        if best["price_derivation"]:
+            moves &= sub["price_derivation"].to_numpy(object) == best["price_derivation"]
+        else:
+            moves &= ~sub["price_sourced"].to_numpy(bool)
+            if joint:
+                moves &= sub["price_basis"].to_numpy(object) == best["price_basis"]
         if joint:
-            return estimated & (sub["price_basis"].to_numpy(object) == best["price_basis"])
-        return estimated & (sub["accelerator"].to_numpy(object) == best["accelerator"])
+            return moves
+        return moves & (sub["accelerator"].to_numpy(object) == best["accelerator"])
 
     return _headroom(s, o, pos, rule, name, same)
 
@@ -133,16 +139,18 @@ def time_headroom(s, o: pd.DataFrame, pos: int, rule: TieRule, joint: bool = Fal
 
 
 def shares_price_estimate(best: pd.Series, other: pd.Series) -> bool:
-    """``other`` is on another part and its price is the same estimate as the pick's ``best``:
-    neither sourced, both rented or both bought, and the same basis in the same words (one
-    method on one date, data/prices.csv: MI350X's and MI355X's rent are both MI300X's on-demand
-    rent scaled by one MI350-series purchase price), so a quote that finds one low finds the
-    other low too."""
-    return (
-        other["accelerator"] != best["accelerator"]
-        and not (best["price_sourced"] or other["price_sourced"])
-        and bool(other["is_buy"]) == bool(best["is_buy"])
-        and other["price_basis"] == best["price_basis"]
+    """``other`` is on another part, rented or bought as the pick ``best`` is, and its price is
+    the same estimate: neither sourced, and the same basis in the same words (one method on one
+    date, data/prices.csv: MI350X's and MI355X's rent are both MI300X's on-demand rent scaled by
+    one MI350-series purchase price); or, for a derived pick, derived by the same formula
+    (``price_derivation``: every 1-year reservation is its part's on-demand price less one
+    discount). A quote that finds one low finds the other low too."""
+    if other["accelerator"] == best["accelerator"] or bool(other["is_buy"]) != bool(best["is_buy"]):
+        return False
+    if best["price_derivation"]:
+        return other["price_derivation"] == best["price_derivation"]
+    return not (best["price_sourced"] or other["price_sourced"]) and (
+        other["price_basis"] == best["price_basis"]
     )
 
 

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..catalog import Catalog, load_catalog
+from ..catalog.derived import generic_formula
 from ..model import assumption_values, cluster_power, estimate_frame
 from ..text import layout_labels
 from ..units import DAYS_PER_WEEK, WEEKS_PER_YEAR
@@ -283,20 +284,36 @@ def total_processing_performance(spec: pd.DataFrame) -> np.ndarray:
     return np.max(per_precision, axis=0)
 
 
-def _mode_prices(cat: Catalog, acc_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Default price (per GPU-hour to rent, per GPU to buy; NaN if none), its basis and whether it
-    is sourced (:func:`workbook.catalog.price_is_sourced`) of every configuration in every mode,
-    mode-major like the tiled options."""
-    kinds = ["rent-reserved-1y" if x == "rent-reserved" else x for x in ACQUISITIONS]
+def price_kind(acquisition: str) -> str:
+    """The data/prices.csv kind an acquisition mode is priced by (a reservation: one year's)."""
+    return "rent-reserved-1y" if acquisition == "rent-reserved" else acquisition
+
+
+def _mode_prices(cat: Catalog, acc_ids: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Default price (per GPU-hour to rent, per GPU to buy; NaN if none), its basis, whether it
+    is sourced (:func:`workbook.catalog.price_is_sourced`) and, for a sourced price derived from
+    others (data/price_derivations.csv), its formula in the part's own terms
+    (:func:`workbook.catalog.derived.generic_formula`; '' for a quote or an estimate) of every
+    configuration in every mode, mode-major like the tiled options."""
+    kinds = [price_kind(x) for x in ACQUISITIONS]
 
     def wide(field):
         return cat.default_prices(field).reindex(acc_ids).reindex(columns=kinds)
 
     sourced = wide("sourced").fillna(False).to_numpy(bool).T.ravel()
+    der = cat.tables["price_derivations"]
+    formulas = dict(zip(der["price_id"], der["formula"]))
+    ids = wide("price_id").to_numpy(object).T.ravel()
+    accs = np.tile(np.asarray(acc_ids, dtype=object), len(kinds))
+    derivation = np.array(
+        [generic_formula(formulas[i], a) if i in formulas else "" for i, a in zip(ids, accs)],
+        dtype=object,
+    )
     return (
         wide("price").to_numpy(float).T.ravel(),
         wide("basis").fillna("").to_numpy(object).T.ravel(),
         sourced,
+        np.where(sourced, derivation, ""),
     )
 
 
@@ -331,7 +348,9 @@ def per_mode(s: Scenario, base: pd.DataFrame, cat: Catalog, a: dict, site: dict)
     m = len(ACQUISITIONS)
     o = base.iloc[np.tile(np.arange(len(base)), m)].reset_index(drop=True)
     mode = np.repeat(np.array(ACQUISITIONS, dtype=object), len(base))
-    price, price_basis, price_sourced = _mode_prices(cat, base["accelerator"].to_numpy(object))
+    price, price_basis, price_sourced, derivation = _mode_prices(
+        cat, base["accelerator"].to_numpy(object)
+    )
     price, price_basis = _used_price(s, mode, price, price_basis)
     is_buy = np.char.startswith(mode.astype(str), "buy")
     needs_retrofit = (
@@ -352,6 +371,7 @@ def per_mode(s: Scenario, base: pd.DataFrame, cat: Catalog, a: dict, site: dict)
         price=price,
         price_basis=price_basis,
         price_sourced=price_sourced,
+        price_derivation=derivation,
         is_buy=is_buy,
         life_years=np.where(
             mode == "buy-used",

@@ -31,6 +31,7 @@ from ..calibrate import (
 )
 from ..calibrate.moe_routing import routing_width_range
 from ..catalog import Catalog, load_catalog
+from ..catalog.derived import derivation_sentence
 from ..model import (
     assumption_values,
     evidence_parts,
@@ -43,6 +44,7 @@ from . import sensitivity as sensitivity_analysis
 from .alternatives import best_among, rejected_accelerators, runners_up
 from .band_reason import BandBasis
 from .caveats import (
+    derived_caveat,
     estimate_caveat,
     evidence_caveat,
     least_probability,
@@ -74,7 +76,7 @@ from .headroom import (
     time_headroom,
 )
 from .option_record import Option
-from .options import build_options, option_sweep
+from .options import build_options, option_sweep, price_kind
 from .remedies import Remedy, headline_remedies, remedies, remedies_text, remedy_reason
 from .scenario import Scenario
 
@@ -354,6 +356,13 @@ def explain_pick(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog) -
         dearer = margins(s, o, pos, ranking.rule, price_headroom, shares_price_estimate)
         top.price_headroom, top.price_headroom_joint = dearer.factor, dearer.joint_factor
         top.caveats.append(estimate_caveat(best, sourced, dearer))
+    elif best["price_derivation"]:  # sourced, but derived from other prices: not a quote
+        dearer = margins(s, o, pos, ranking.rule, price_headroom, shares_price_estimate)
+        top.price_headroom, top.price_headroom_joint = dearer.factor, dearer.joint_factor
+        pid = cat.default_prices("price_id").loc[
+            best["accelerator"], price_kind(best["acquisition"])
+        ]
+        top.caveats.append(derived_caveat(best, derivation_sentence(cat.tables, pid), dearer))
     slower = margins(s, o, pos, ranking.rule, time_headroom, shares_speed_estimate)
     top.time_headroom, top.time_headroom_joint = slower.factor, slower.joint_factor
     if best["time_band_widened"]:
