@@ -6,6 +6,8 @@ on-demand 5.25; the discounts 0.41 (1 year) and 0.64 (3 years) of data/assumptio
 GB200 / B200 ratio 12.47 / 7.52.
 """
 
+import math
+
 import pytest
 
 from workbook import Scenario, recommend
@@ -161,6 +163,11 @@ def test_a_derived_price_reads_as_its_rule_and_its_inputs():
     assert formula_figures(t, "gb200-nvl72-od-derived-2026") == "$5.25 x 12.47 / 7.52"
     assert formula_figures(t, "mi355x-od-estimate") == "$1.99 x $23,000 / $17,500"
     assert derivation_sentence(t, "h100-sxm-od-lambda") == ""  # not a derived row
+    from workbook.catalog.derived import undiscounted_factor
+
+    assert undiscounted_factor(t, "b200-hgx-r1y-derived-2026-03") == pytest.approx(1 / 0.59)
+    assert undiscounted_factor(t, "h100-sxm-r3y-derived-2026-03") == pytest.approx(0.59 / 0.36)
+    assert math.isnan(undiscounted_factor(t, "gb200-nvl72-od-derived-2026"))  # a ratio, no discount
     rule = "rent-on-demand * (1 - reserved_1y_discount)"
     assert generic_formula(f"b200-hgx:{rule}", "b200-hgx") == rule
     assert generic_formula(f"h200-sxm:{rule}", "h200-sxm") == rule

@@ -359,6 +359,10 @@ def test_the_headroom_sentence_rounds_down_and_says_the_ends():
         " It stays the pick up to $3.40 per GPU-hour, 9.9 % above the derived $3.10; above that, "
         "no option is feasible."
     )
+    # searched to the price with no discount (1 / 0.59): said as that, at the on-demand $5.25
+    assert headroom_sentence(derived, Margins(Headroom(math.inf, -1, 1 / 0.59), None)) == (
+        " It stays the pick even with no discount, at $5.25 per GPU-hour."
+    )
 
 
 def test_a_pick_without_published_evidence_says_how_much_slower_it_can_run():
@@ -541,7 +545,8 @@ def test_a_derived_pick_whose_twin_is_derived_the_same_way_says_how_far_all_can_
     it stays the pick up to 54.3 % dearer, where 8192 MI300X on their own derived 1-year
     reservation ($1.99 on demand x (1 - 0.41) = $1.17) take it; that price is derived the same
     way, so a smaller discount raises both: moved together (every 1-year reservation derived from
-    its on-demand price), the pick holds further, and a sourced H100 reservation takes it."""
+    its on-demand price), the pick holds even with no discount on any (the search stops there,
+    at 1 / 0.59 = 1.695x: a reservation dearer than on demand is not one)."""
     rec = recommend(presets["enterprise-frontier-pretraining"], sensitivity=False)
     o = rec.options
     mi300x = option_row(o, "mi300x", 8192, "rent-reserved")
@@ -550,15 +555,12 @@ def test_a_derived_pick_whose_twin_is_derived_the_same_way_says_how_far_all_can_
         mi300x["price_derivation"]
         == option_row(o, "b200-hgx", 2048, "rent-reserved")["price_derivation"]
     )
-    assert 1 < rec.top.price_headroom < rec.top.price_headroom_joint
+    assert 1 < rec.top.price_headroom < 1 / 0.59 and math.isinf(rec.top.price_headroom_joint)
     assert (
         "above that, rent with a 1-year reservation 8192 x AMD Instinct MI300X is the pick. The "
         "price of AMD Instinct MI300X is derived the same way: if every price derived that way "
-        "comes in higher together, it stays the pick up to "
+        "comes in higher together, it stays the pick even with no discount on any of them."
     ) in rec.headline
-    assert "above that, rent with a 1-year reservation 6144 x NVIDIA H100 SXM5 80GB" in (
-        rec.headline
-    )
 
 
 def test_runners_up_say_when_their_cost_rests_on_a_derived_price():

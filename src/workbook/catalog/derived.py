@@ -226,3 +226,21 @@ def derivation_sentence(tables: dict[str, pd.DataFrame], price_id: str) -> str:
         return ""
     rule = str(row["notes"].iloc[0]).strip().rstrip(".")
     return f"{rule} = {formula_figures(tables, price_id)}"
+
+
+def undiscounted_factor(tables: dict[str, pd.DataFrame], price_id: str) -> float:
+    """How many times its value a derived price is with every discount of its formula (each
+    ``(1 - parameter)`` term) at none: 1 / (1 - 0.41) = 1.695 for a 1-year reservation, the
+    on-demand price it is derived from; (1 - 0.41) / (1 - 0.64) = 1.639 for H100's 3-year, the
+    1-year contract it is derived from; NaN for a row with no formula or no such term. How far
+    such a price can rise and stay what it is (a reservation dearer than on demand is not one)."""
+    der = tables["price_derivations"]
+    row = der[der["price_id"] == price_id]
+    if row.empty:
+        return math.nan
+    ev = _Evaluator(tables)
+    terms = [(op, t) for op, k, t in parse_formula(row["formula"].iloc[0]) if k == "minus"]
+    if not terms:
+        return math.nan
+    # each (1 - p) multiplied in comes out (x 1 / (1 - p)); one divided by goes back (x (1 - p))
+    return math.prod((1.0 - ev.params[t]) ** (-1 if op == "*" else 1) for op, t in terms)

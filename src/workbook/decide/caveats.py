@@ -17,7 +17,7 @@ import pandas as pd
 from ..text import duration_text, money_text, probability_text, runs_text, stack_name
 from .band_reason import missing_evidence
 from .explain import deadline_odds_text, delta_text, option_phrase, price_note
-from .headroom import Margins
+from .headroom import HEADROOM_MAX, Margins
 from .scenario import Scenario
 
 
@@ -52,6 +52,12 @@ def derived_caveat(best: pd.Series, derivation: str, margins: Margins | None = N
     return said + (headroom_sentence(best, margins) if margins is not None else "")
 
 
+def _to_no_discount(h) -> bool:
+    """The margin was searched only up to its price with no discount (a derived reservation:
+    :func:`workbook.catalog.derived.undiscounted_factor`), not to :data:`HEADROOM_MAX`."""
+    return h.limit != HEADROOM_MAX
+
+
 def _unquoted(best: pd.Series) -> str:
     """How the pick's price is said in its margins: ``derived`` or ``estimated``."""
     return "derived" if best.get("price_derivation") else "estimated"
@@ -81,6 +87,10 @@ def headroom_sentence(best: pd.Series, m: Margins) -> str:
         else "if the quotes for both come in higher together"
     )
     if not math.isfinite(h.factor):
+        if _to_no_discount(h):
+            unit = "per GPU" if best["is_buy"] else "per GPU-hour"
+            price = _price_down(best["price"] * h.limit, best["is_buy"])
+            return f" It stays the pick even with no discount, at {price} {unit}."
         return f" It stays the pick even at {h.limit:g}x its {kind} price."
     said = f" It stays the pick {_price_margin(best, h.factor)}; above that, "
     if then is None:
@@ -95,6 +105,8 @@ def headroom_sentence(best: pd.Series, m: Margins) -> str:
         )
     said += f"{_then_phrase(then)} is the pick. The price of {then['name']} is {same}: {together}, "
     if not math.isfinite(joint.factor):
+        if _to_no_discount(joint):
+            return said + "it stays the pick even with no discount on any of them."
         what = "the estimate" if kind == "estimated" else "the derived prices"
         return said + f"it stays the pick even at {joint.limit:g}x {what}."
     said += f"it stays the pick {_price_margin(best, joint.factor)}; above that, "

@@ -90,7 +90,9 @@ def margins(s, o: pd.DataFrame, pos: int, rule: TieRule, headroom, twins) -> Mar
     return Margins(h, then, joint, row(joint))
 
 
-def price_headroom(s, o: pd.DataFrame, pos: int, rule: TieRule, joint: bool = False) -> Headroom:
+def price_headroom(
+    s, o: pd.DataFrame, pos: int, rule: TieRule, joint: bool = False, limit: float = HEADROOM_MAX
+) -> Headroom:
     """How far the price of the pick at row position ``pos`` (an estimate, or a price derived
     from others: ``price_derivation``) can rise before the same rule (:func:`best_index`) picks
     another option.
@@ -100,7 +102,9 @@ def price_headroom(s, o: pd.DataFrame, pos: int, rule: TieRule, joint: bool = Fa
     the same formula, the 1-year reservation of every cluster size) moves by the same factor (a
     quote that comes in 20 % high for 128 GPUs does for 64 too); every other option keeps its
     price. ``joint``: every option whose price is the same estimate, or derived the same way, moves
-    too (:func:`shares_price_estimate`, any part)."""
+    too (:func:`shares_price_estimate`, any part). ``limit``: the largest factor searched (for a
+    price derived with a discount, the discount at none:
+    :func:`workbook.catalog.derived.undiscounted_factor`; else :data:`HEADROOM_MAX`)."""
     best = o.iloc[pos]
     name = "buy_price_factor" if best["is_buy"] else "rent_price_factor"
 
@@ -116,7 +120,7 @@ def price_headroom(s, o: pd.DataFrame, pos: int, rule: TieRule, joint: bool = Fa
             return moves
         return moves & (sub["accelerator"].to_numpy(object) == best["accelerator"])
 
-    return _headroom(s, o, pos, rule, name, same)
+    return _headroom(s, o, pos, rule, name, same, limit)
 
 
 def time_headroom(s, o: pd.DataFrame, pos: int, rule: TieRule, joint: bool = False) -> Headroom:
@@ -173,9 +177,12 @@ def _same_speed_estimate(sub: pd.DataFrame, best: pd.Series) -> np.ndarray:
     )
 
 
-def _headroom(s, o: pd.DataFrame, pos: int, rule: TieRule, knob: str, same) -> Headroom:
+def _headroom(
+    s, o: pd.DataFrame, pos: int, rule: TieRule, knob: str, same, limit: float = HEADROOM_MAX
+) -> Headroom:
     """The smallest factor of :func:`evaluate_arrays` keyword ``knob``, applied to the options
-    ``same(options)`` selects, at which the pick at row position ``pos`` stops being the pick.
+    ``same(options)`` selects, at which the pick at row position ``pos`` stops being the pick
+    (searched up to ``limit``).
 
     Only options that pass every static constraint are evaluated (as the Monte Carlo: a price or
     a run time cannot make another one feasible on memory, scale or power), and only the moved
@@ -197,13 +204,13 @@ def _headroom(s, o: pd.DataFrame, pos: int, rule: TieRule, knob: str, same) -> H
             ev[k] = a
         return best_index(s, sub, ev, rule)
 
-    lo, hi, other = 1.0, HEADROOM_MAX, None
+    lo, hi, other = 1.0, limit, None
     while other is None or hi / lo > HEADROOM_RESOLUTION:
         grid = np.geomspace(lo, hi, HEADROOM_POINTS)
         got = picks(grid)
         moved = np.flatnonzero(got != here)
         if not len(moved):  # only on the first pass: the bracket's top end has moved it since
-            return Headroom(math.inf, -1)
+            return Headroom(math.inf, -1, limit)
         i = int(moved[0])
         lo, hi, other = float(grid[max(i - 1, 0)]), float(grid[i]), int(got[i])
         if i == 0:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 
 import numpy as np
 import pandas as pd
@@ -31,7 +31,7 @@ from ..calibrate import (
 )
 from ..calibrate.moe_routing import routing_width_range
 from ..catalog import Catalog, load_catalog
-from ..catalog.derived import derivation_sentence
+from ..catalog.derived import derivation_sentence, undiscounted_factor
 from ..model import (
     assumption_values,
     evidence_parts,
@@ -357,11 +357,12 @@ def explain_pick(s: Scenario, o: pd.DataFrame, ranking: Ranking, cat: Catalog) -
         top.price_headroom, top.price_headroom_joint = dearer.factor, dearer.joint_factor
         top.caveats.append(estimate_caveat(best, sourced, dearer))
     elif best["price_derivation"]:  # sourced, but derived from other prices: not a quote
-        dearer = margins(s, o, pos, ranking.rule, price_headroom, shares_price_estimate)
+        kind = price_kind(best["acquisition"])
+        pid = cat.default_prices("price_id").loc[best["accelerator"], kind]
+        room = undiscounted_factor(cat.tables, pid)  # a discount shrinks to none, not below
+        dearer_by = partial(price_headroom, limit=room) if math.isfinite(room) else price_headroom
+        dearer = margins(s, o, pos, ranking.rule, dearer_by, shares_price_estimate)
         top.price_headroom, top.price_headroom_joint = dearer.factor, dearer.joint_factor
-        pid = cat.default_prices("price_id").loc[
-            best["accelerator"], price_kind(best["acquisition"])
-        ]
         top.caveats.append(derived_caveat(best, derivation_sentence(cat.tables, pid), dearer))
     slower = margins(s, o, pos, ranking.rule, time_headroom, shares_speed_estimate)
     top.time_headroom, top.time_headroom_joint = slower.factor, slower.joint_factor
