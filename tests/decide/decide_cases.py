@@ -17,3 +17,20 @@ BASE = dict(
     platform_engineers=0,
     rocm_experience=False,
 )
+
+
+def estimate_world():
+    """The shipped catalog with MI355X's on-demand rent the analyst estimate it was until
+    2026-12-08 (data/prices.csv mi355x-od-estimate, $2.62 = MI300X's $1.99 x 23,000 / 17,500)
+    instead of Vultr's public $2.59 (mi355x-od-vultr-2026-09): the data the estimate tests' hand
+    calculations were made on, where funded-startup-30b-domain, modest-budget-token-efficient
+    and band-7b-to-70b pick MI355X on an estimate whose twin, MI350X's, is the same estimate.
+    The shipped data has no such pick since; the rules they check still apply to any estimate."""
+    from workbook.catalog import Catalog, load_catalog
+
+    shipped = load_catalog()
+    tables = {name: df.copy() for name, df in shipped.tables.items()}
+    p = tables["prices"]
+    p.loc[p["price_id"] == "mi355x-od-vultr-2026-09", "is_default"] = False
+    p.loc[p["price_id"] == "mi355x-od-estimate", "is_default"] = True
+    return Catalog(tables, shipped.data_hash)

@@ -7,11 +7,16 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from decide_cases import estimate_world
 
 from workbook import load_catalog, presets, recommend
 from workbook.catalog import price_is_sourced
 from workbook.decide import option_row
 from workbook.text import MODE_PHRASE, money_text
+
+#: MI355X's rent as the estimate it was until 2026-12-08 (decide_cases.estimate_world): the
+#: presets' picks on an estimate with an estimated twin that the tests below work through by hand.
+EST = estimate_world()
 
 
 def test_which_price_sources_a_buyer_can_check():
@@ -41,13 +46,13 @@ def test_which_price_sources_a_buyer_can_check():
 
 def test_a_pick_on_an_estimated_price_names_the_best_sourced_option():
     s = presets["funded-startup-30b-domain"]
-    rec = recommend(s, sensitivity=False)
+    rec = recommend(s, sensitivity=False, catalog=EST)
     assert rec.top.acquisition == "rent-on-demand" and rec.top.accelerator == "mi355x"
     assert (
         "Its price is an estimate, not a quote: no public price; rent assumed "
         "proportional to purchase price" in rec.headline
     )
-    sourced = recommend(s.replace(sourced_prices_only=True), sensitivity=False).top
+    sourced = recommend(s.replace(sourced_prices_only=True), sensitivity=False, catalog=EST).top
     d = sourced.cost_per_run_usd / rec.top.cost_per_run_usd - 1
     # The sentence before has just named it (the pick above the estimate's joint margin).
     assert (
@@ -57,8 +62,8 @@ def test_a_pick_on_an_estimated_price_names_the_best_sourced_option():
     # Not named before: in full (modest-budget at the tuned level; at the typical level its joint
     # margin has just named 512 B200, the best sourced option, since 2026-12-07).
     s = presets["modest-budget-token-efficient"].replace(software_stack="tuned")
-    rec = recommend(s, sensitivity=False)
-    sourced = recommend(s.replace(sourced_prices_only=True), sensitivity=False).top
+    rec = recommend(s, sensitivity=False, catalog=EST)
+    sourced = recommend(s.replace(sourced_prices_only=True), sensitivity=False, catalog=EST).top
     d = sourced.cost_per_run_usd / rec.top.cost_per_run_usd - 1
     assert (
         f"The best option with sourced prices: {MODE_PHRASE[sourced.acquisition]} "
@@ -67,7 +72,9 @@ def test_a_pick_on_an_estimated_price_names_the_best_sourced_option():
 
 
 def test_sourced_prices_only_rules_out_every_estimate():
-    rec = recommend(presets["band-7b-to-70b"].replace(sourced_prices_only=True), sensitivity=False)
+    rec = recommend(
+        presets["band-7b-to-70b"].replace(sourced_prices_only=True), sensitivity=False, catalog=EST
+    )
     o = rec.options
     assert o.loc[o["feasible"], "price_sourced"].all()
     estimated = o["price"].notna() & ~o["price_sourced"]
@@ -110,7 +117,7 @@ def test_the_tornado_and_monte_carlo_move_an_estimated_price_further():
         ("funded-startup-30b-domain", False),
         ("small-team-instruction-tuning", True),
     ):
-        rec = recommend(presets[name], monte_carlo_samples=200)
+        rec = recommend(presets[name], monte_carlo_samples=200, catalog=EST)
         row = rec.sensitivity.set_index("parameter").loc["rent_price_factor"]
         low, high = (0.6, 1.5) if sourced else (0.4, 1.75)
         # the project's storage (billed by the month) and the team's time on an immature stack
@@ -123,7 +130,7 @@ def test_the_tornado_and_monte_carlo_move_an_estimated_price_further():
         assert row["cost_per_run_at_high"] == pytest.approx(high * rent + fixed)
         assert (row["low"], row["high"]) == (0.6, 1.5)  # the tornado shows the sourced range
     # With no widening the estimate moves like a quote, and the Monte Carlo changes with it.
-    flat = load_catalog(
+    flat = EST.with_overrides(
         [
             {
                 "table": "assumptions",
@@ -134,15 +141,18 @@ def test_the_tornado_and_monte_carlo_move_an_estimated_price_further():
         ]
     )
     s = presets["funded-startup-30b-domain"]
-    wide = recommend(s, monte_carlo_samples=300).monte_carlo.set_index("option")["share"]
+    wide = recommend(s, monte_carlo_samples=300, catalog=EST).monte_carlo.set_index("option")[
+        "share"
+    ]
     same = recommend(s, catalog=flat, monte_carlo_samples=300).monte_carlo
     assert not wide.equals(same.set_index("option")["share"])
 
 
 def _quote(usd_per_gpu_hour: str, parts=("mi355x",), kind: str = "rent-on-demand"):
     """A user's own quote for MI355X (and any other ``parts``) on demand, or of another ``kind``
-    (the one way a price enters: an override; of a derived row, it replaces the derivation)."""
-    return load_catalog(
+    (the one way a price enters: an override; of a derived row, it replaces the derivation), on
+    the estimate world (:data:`EST`)."""
+    return EST.with_overrides(
         [
             {
                 "table": "prices",
@@ -168,7 +178,7 @@ def test_a_pick_whose_twin_is_the_same_estimate_says_how_far_both_can_rise():
     option is worth its premium, on 2026-12-07) (the sooner 512 no longer worth its
     premium against the cheapest feasible option at those prices)."""
     s = presets["modest-budget-token-efficient"]
-    rec = recommend(s, sensitivity=False)
+    rec = recommend(s, sensitivity=False, catalog=EST)
     o = rec.options
     mi355x = option_row(o, "mi355x", 512, "rent-on-demand")
     mi350x = option_row(o, "mi350x", 512, "rent-on-demand")
@@ -194,7 +204,7 @@ def test_a_pick_whose_twin_is_the_same_estimate_says_how_far_both_can_rise():
         "rent-on-demand",
     )
     # A quoted price has no margin to state and no twin: band-70b-to-400b's B200 on demand.
-    quoted = recommend(presets["band-70b-to-400b"], sensitivity=False).top
+    quoted = recommend(presets["band-70b-to-400b"], sensitivity=False, catalog=EST).top
     assert (quoted.accelerator, quoted.acquisition) == ("b200-hgx", "rent-on-demand")
     assert math.isnan(quoted.price_headroom) and math.isnan(quoted.price_headroom_joint)
 
@@ -212,7 +222,7 @@ def test_a_pick_whose_twin_is_estimated_the_same_way_says_how_far_both_can_slow(
     from workbook.decide.evaluate import TieRule, best_index, evaluate_arrays
 
     s = presets["modest-budget-token-efficient"]
-    rec = recommend(s, sensitivity=False)
+    rec = recommend(s, sensitivity=False, catalog=EST)
     o = rec.options
     f = rec.top.time_headroom_joint
     assert rec.top.time_headroom == pytest.approx(1.0594, abs=1e-4)
@@ -230,11 +240,11 @@ def test_a_pick_whose_twin_is_estimated_the_same_way_says_how_far_both_can_slow(
     assert pick(f * 0.9999) == ("mi355x", 512, "rent-on-demand")
     assert pick(f * 1.0001) == ("b200-hgx", 512, "rent-on-demand")
     assert (
-        "longer than that, rent on demand 512 x AMD Instinct MI350X is the pick. The speed of "
-        "AMD Instinct MI350X is estimated the same way (CDNA 4 on ROCm, no published run on "
-        "either): if both run slower together, it stays the pick if its runs take up to 42.9 % "
-        "longer than estimated; longer than that, rent on demand 512 x NVIDIA B200 (HGX B200, "
-        "180 GB) is the pick."
+        "longer than that, rent on demand 512 x AMD Instinct MI350X is the pick (its price an "
+        "estimate too). The speed of AMD Instinct MI350X is estimated the same way (CDNA 4 on "
+        "ROCm, no published run on either): if both run slower together, it stays the pick if "
+        "its runs take up to 42.9 % longer than estimated; longer than that, rent on demand 512 "
+        "x NVIDIA B200 (HGX B200, 180 GB) is the pick."
     ) in rec.headline
     assert importlib.import_module("workbook.decide.headroom").shares_speed_estimate(
         option_row(o, "mi355x", 512, "rent-on-demand"),
@@ -252,7 +262,7 @@ def test_a_pick_on_an_estimated_price_says_how_far_that_price_can_rise():
     estimated, not moved: another part) when its rent, 8,473 GPU-hours x $2.62 x f, plus its
     fixed $8,601 a run (the team's ROCm weeks and storage over 6 runs) reaches MI350X's cost +
     0.1 x c0 x (MI350X days - MI355X days) / d0: f = 1.0659, $2.79 (6.5 % rounded down)."""
-    rec = recommend(presets["funded-startup-30b-domain"], sensitivity=False)
+    rec = recommend(presets["funded-startup-30b-domain"], sensitivity=False, catalog=EST)
     o = rec.options
     mi355x = option_row(o, "mi355x", 128, "rent-on-demand")
     mi350x = option_row(o, "mi350x", 128, "rent-on-demand")
@@ -304,7 +314,7 @@ def test_a_joint_margin_within_a_point_of_the_single_one_is_said_once():
     from workbook.decide.headroom import Headroom, Margins
 
     s = presets["funded-startup-30b-domain"]
-    rec = recommend(s, sensitivity=False)
+    rec = recommend(s, sensitivity=False, catalog=EST)
     o = rec.options
     best = option_row(o, "mi355x", 128, "rent-on-demand")
     then = option_row(o, "mi350x", 128, "rent-on-demand")
@@ -371,7 +381,7 @@ def test_a_pick_without_published_evidence_says_how_much_slower_it_can_run():
     sooner-option score cost / c0 + 0.1 x days / d0 (c0, d0: the tied 64 RTX PRO 6000 on spot)
     when its runs take f times as long: rent x f + fixed over c0 plus 0.1 x (lead time + run
     days x f) over d0 reaches MI350X's score: f = 1.0650. The headline says it rounded down."""
-    rec = recommend(presets["funded-startup-30b-domain"], sensitivity=False)
+    rec = recommend(presets["funded-startup-30b-domain"], sensitivity=False, catalog=EST)
     o = rec.options
     mi355x = option_row(o, "mi355x", 128, "rent-on-demand")
     mi350x = option_row(o, "mi350x", 128, "rent-on-demand")
@@ -388,7 +398,8 @@ def test_a_pick_without_published_evidence_says_how_much_slower_it_can_run():
     assert (
         "It stays the pick if its runs take up to 6.4 % longer than estimated (3.1 days, not "
         "2.9 days); "
-        "longer than that, rent on demand 128 x AMD Instinct MI350X is the pick. The speed of "
+        "longer than that, rent on demand 128 x AMD Instinct MI350X is the pick (its price an "
+        "estimate too). The speed of "
     ) in rec.headline
     assert "Its run time decides the pick within its own band" not in rec.headline
 
@@ -403,7 +414,7 @@ def test_a_pick_a_slightly_slower_run_changes_says_so_though_its_part_has_eviden
     82 % and f = 1.0320 until the typical median ratio moved 1.1389 -> 1.2178 on 2026-12-07.)"""
     from statistics import NormalDist
 
-    rec = recommend(presets["enterprise-frontier-pretraining"], sensitivity=False)
+    rec = recommend(presets["enterprise-frontier-pretraining"], sensitivity=False, catalog=EST)
     b = option_row(rec.options, "b200-hgx", 2048, "rent-reserved")
     assert (rec.top.acquisition, rec.top.n_gpus, rec.top.accelerator) == (
         "rent-reserved",
@@ -439,7 +450,7 @@ def test_a_margin_wider_than_the_picks_own_band_is_not_said(monkeypatch):
     s = presets["band-70b-to-400b"]
     for factor, said in ((1.5, True), (2.0, False)):
         monkeypatch.setattr(rmod, "time_headroom", lambda *a, f=factor: Headroom(f, -1))
-        rec = recommend(s, sensitivity=False)
+        rec = recommend(s, sensitivity=False, catalog=EST)
         top = rec.top
         row = option_row(rec.options, top.accelerator, top.n_gpus, top.acquisition)
         assert row["wall_days_p90"] / row["wall_days"] == pytest.approx(1.61, abs=0.01)
@@ -476,7 +487,7 @@ def test_runners_up_and_why_not_lines_say_when_their_cost_rests_on_an_estimated_
     MI350X, has no public price either (data/prices: rent proportional to the purchase price) and
     said nothing. Now every option named beside the pick says it; a sourced one (64 RTX PRO 6000
     on spot, a RunPod price) does not."""
-    rec = recommend(presets["funded-startup-30b-domain"], sensitivity=False)
+    rec = recommend(presets["funded-startup-30b-domain"], sensitivity=False, catalog=EST)
     o = rec.options.set_index(["accelerator", "acquisition", "n_gpus"])
     for r in rec.runners_up:
         sourced = bool(o.loc[(r.accelerator, r.acquisition, r.n_gpus), "price_sourced"])
@@ -497,7 +508,7 @@ def test_a_pick_on_a_derived_price_says_how_it_was_derived_and_how_far_it_can_ri
     within 2 % of the cheapest they tie with it (data/assumptions.csv near_tie_fraction) and the
     tie goes to the likelier. So the pick holds while its cost stays under $65,406,240 / 1.02:
     factor ((65,406,240 / 1.02) - fixed) / 55,615,488 = 1.1248, $3.48 (12.4 % rounded down)."""
-    rec = recommend(presets["band-400b-plus"], sensitivity=False)
+    rec = recommend(presets["band-400b-plus"], sensitivity=False, catalog=EST)
     o = rec.options
     b200 = option_row(o, "b200-hgx", 2048, "rent-reserved")
     h100 = option_row(o, "h100-sxm", 3072, "rent-reserved")
@@ -547,7 +558,7 @@ def test_a_derived_pick_whose_twin_is_derived_the_same_way_says_how_far_all_can_
     way, so a smaller discount raises both: moved together (every 1-year reservation derived from
     its on-demand price), the pick holds even with no discount on any (the search stops there,
     at 1 / 0.59 = 1.695x: a reservation dearer than on demand is not one)."""
-    rec = recommend(presets["enterprise-frontier-pretraining"], sensitivity=False)
+    rec = recommend(presets["enterprise-frontier-pretraining"], sensitivity=False, catalog=EST)
     o = rec.options
     mi300x = option_row(o, "mi300x", 8192, "rent-reserved")
     assert mi300x["price"] == pytest.approx(1.99 * (1 - 0.41), abs=0.005)
@@ -567,8 +578,34 @@ def test_runners_up_say_when_their_cost_rests_on_a_derived_price():
     """enterprise-frontier-pretraining's runners-up: MI300X's and A100's 1-year reservations are
     derived from their on-demand prices (data/price_derivations.csv), H100's is a published
     contract (SemiAnalysis, 2.35): only the first two say so."""
-    rec = recommend(presets["enterprise-frontier-pretraining"], sensitivity=False)
+    rec = recommend(presets["enterprise-frontier-pretraining"], sensitivity=False, catalog=EST)
     said = {r.accelerator: r.sentence for r in rec.runners_up}
     assert " per run at a derived price (+" in said["mi300x"]
     assert " per run at a derived price (+" in said["a100-80gb-sxm"]
     assert "derived" not in said["h100-sxm"] and "estimated" not in said["h100-sxm"]
+
+
+def test_mi355x_rent_is_vultrs_public_price_and_the_headline_says_no_estimate():
+    """Since 2026-12-08 MI355X's on-demand default is Vultr's public $2.59 per GPU-hour (8-GPU
+    VMs, retrieved 2026-09-26; data/prices.csv mi355x-od-vultr-2026-09), not the estimate of
+    $2.62 it was (kept, not the default): funded-startup-30b-domain's 128 MI355X are the pick on a
+    sourced price, at 9,060 GPU-hours x $2.59 plus the fixed $8,601 a run (the team's ROCm weeks
+    and storage over 6 runs) = $32,067, and the headline keeps only the caveat on the part's
+    missing published run."""
+    rec = recommend(presets["funded-startup-30b-domain"], sensitivity=False)
+    mi355x = option_row(rec.options, "mi355x", 128, "rent-on-demand")
+    assert mi355x["price"] == 2.59 and mi355x["price_sourced"] and not mi355x["price_derivation"]
+    assert (
+        mi355x["price_basis"]
+        == "aggregator: Vultr (8-GPU VM; via a dated transcription) (2026-09-26)"
+    )
+    assert (rec.top.accelerator, rec.top.n_gpus) == ("mi355x", 128)
+    fixed = (mi355x["software_usd_per_year"] + mi355x["storage_usd_per_year"]) / 6
+    assert rec.top.cost_per_run_usd == pytest.approx(mi355x["gpu_hours"] * 2.59 + fixed)
+    assert mi355x["gpu_hours"] == pytest.approx(9060, abs=1) and fixed == pytest.approx(8601, abs=1)
+    assert rec.top.cost_per_run_usd == pytest.approx(32_067, abs=1)
+    assert "Its price is an estimate" not in rec.headline and len(rec.caveats) == 1
+    assert rec.caveats[0].startswith("Its time rests on no published run on AMD Instinct MI355X")
+    assert math.isnan(rec.top.price_headroom)
+    est = EST.default_prices("price").loc["mi355x", "rent-on-demand"]
+    assert est == 2.62  # the estimate world the tests above work on

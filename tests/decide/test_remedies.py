@@ -134,7 +134,11 @@ def test_a_remedy_gives_the_odds_it_was_found_for():
 
 @pytest.fixture(scope="module")
 def no_platform_team():
-    return recommend(Scenario(**NO_PLATFORM_TEAM), sensitivity=False)
+    """On the estimate world (decide_cases.estimate_world): its MI355X remedies rest on an
+    estimated price, as they did until MI355X's public rent entered on 2026-12-08."""
+    from decide_cases import estimate_world
+
+    return recommend(Scenario(**NO_PLATFORM_TEAM), catalog=estimate_world(), sensitivity=False)
 
 
 def test_remedies_to_a_checkable_price_come_first(no_platform_team):

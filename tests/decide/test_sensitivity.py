@@ -129,13 +129,18 @@ def test_one_draw_count_for_recommend_and_add_sensitivity(cat):
     assert counts.sum() == pytest.approx(1000) and (abs(counts - counts.round()) < 1e-6).all()
 
 
-def test_tornado_ranges_in_the_readers_units(rec, cat):
-    """Hand check on the funded-startup pick (rent on demand 128 x MI355X, an estimated price):
-    its rental price moves over the sourced range widened estimated_price_range_widening times
-    (0.6-1.5 widened 1.5x: 0.40-1.75), its MFU by base / moved matmul efficiency, runs per year
-    6 x 0.5-2."""
+def test_tornado_ranges_in_the_readers_units(cat):
+    """Hand check on the funded-startup pick (rent on demand 128 x MI355X) on an estimated price
+    (the estimate world, decide_cases.estimate_world: MI355X's rent as the estimate it was until
+    2026-12-08): its rental price moves over the sourced range widened
+    estimated_price_range_widening times (0.6-1.5 widened 1.5x: 0.40-1.75), its MFU by base /
+    moved matmul efficiency, runs per year 6 x 0.5-2."""
+    from decide_cases import estimate_world
+
     from workbook.decide import option_row, tornado_ranges
 
+    est = estimate_world()
+    rec = recommend(presets["funded-startup-30b-domain"], catalog=est, monte_carlo_samples=200)
     top = rec.top
     row = option_row(rec.options, top.accelerator, top.n_gpus, top.acquisition)
     a = cat.global_rows("assumptions").set_index("parameter")
@@ -143,7 +148,7 @@ def test_tornado_ranges_in_the_readers_units(rec, cat):
     lo, hi = a.loc["rent_price_factor", ["low", "high"]]
     assert not row["price_sourced"]
     p_lo, p_hi = row["price"] * (1 - (1 - lo) * w), row["price"] * (1 + (hi - 1) * w)
-    r = tornado_ranges(rec, cat)
+    r = tornado_ranges(rec, est)
     assert r["rent_price_factor"] == f"${p_lo:,.2f} - ${p_hi:,.2f} per GPU-hour"
     e = a.loc["gemm_efficiency"]
     mfu_lo, mfu_hi = row["mfu"] * e["low"] / e["value"], row["mfu"] * e["high"] / e["value"]

@@ -85,19 +85,20 @@ def test_memo_of_a_preset_name_and_of_yaml_text(base_rec):
 
 
 def test_the_memo_sets_the_picks_caveats_apart_from_its_sentence():
-    """funded-startup-30b-domain's pick has an estimated price and a widened band: the bold
-    opening sentence is the verdict, and the two caveats follow in their own box, each whole."""
+    """enterprise-frontier-pretraining's pick has a derived price, a run time that decides it
+    within its own band and odds under 90 %: the bold opening sentence is the verdict, and the
+    three caveats follow in their own box, each whole."""
     from workbook.decide import presets
     from workbook.present.format import escape, readable
     from workbook.text import keep_together
 
-    rec = recommend(presets["funded-startup-30b-domain"], sensitivity=False)
-    m = rp.memo(presets["funded-startup-30b-domain"], rec=rec)
+    rec = recommend(presets["enterprise-frontier-pretraining"], sensitivity=False)
+    m = rp.memo(presets["enterprise-frontier-pretraining"], rec=rec)
     bold = m.html.split('<p class="recommendation">', 1)[1].split("</p>", 1)[0]
     assert bold == escape(keep_together(readable(rec.verdict))) and m.recommendation == rec.verdict
     box = m.html.split('<div class="caveats"><b>Before you commit</b><ul>', 1)[1].split("</ul>")[0]
     assert box == "".join(f"<li>{escape(keep_together(readable(c)))}</li>" for c in rec.caveats)
-    assert len(rec.caveats) == 2
+    assert len(rec.caveats) == 3
 
 
 def test_memo_without_scenario_or_preset_names_the_parameter():

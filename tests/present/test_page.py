@@ -31,9 +31,9 @@ def test_app_opens_with_the_recommendation_first(app):
     assert html.escape(keep_together(rec.verdict)) in app.headline.value
     assert top.sentence.startswith("Rent on demand") and "AMD Instinct MI355X" in top.sentence
     assert "wb-recommendation" in app.headline.value
-    # Its two caveats (an estimated price, a widened band) are set apart under the risk line, not
-    # run on in the bold headline.
-    assert len(top.caveats) == 2 and not any(c in app.headline.value for c in top.caveats)
+    # Its caveat (a widened band; an estimated price too until 2026-12-08) is set apart under the
+    # risk line, not run on in the bold headline.
+    assert len(top.caveats) == 1 and not any(c in app.headline.value for c in top.caveats)
     caveats = app.risk_line.value.split("<div class='wb-caveats'", 1)[1]
     assert all(html.escape(keep_together(c)) in caveats for c in top.caveats)
     assert app.chart_names == [

@@ -182,17 +182,19 @@ def time_headroom_sentence(best: pd.Series, m: Margins) -> str:
     if then is None:
         return said + "no option is feasible."
     if joint is None:
-        return said + f"{_then_phrase(then)} is the pick."
+        return said + f"{_then_phrase(then)} is the pick{_estimate_too(best, then)}."
     evidence = (
         "no published run on either" if best["time_band_widened"] else "published evidence on both"
     )
     if _same_margin(h, joint, joint_then):
         return said + (
-            f"{_then_phrase(then)} is the pick, or, if both run slower together (the two speeds "
-            f"are estimated the same way: {best['architecture']} on "
-            f"{stack_name(best['software_stack'])}, {evidence}), {_then_phrase(joint_then)}."
+            f"{_then_phrase(then)} is the pick{_estimate_too(best, then)}, or, if both run "
+            "slower together (the two speeds are estimated the same way: "
+            f"{best['architecture']} on {stack_name(best['software_stack'])}, {evidence}), "
+            f"{_then_phrase(joint_then)}"
+            f"{_estimate_too(best, joint_then)}."
         )
-    said += f"{_then_phrase(then)} is the pick."
+    said += f"{_then_phrase(then)} is the pick{_estimate_too(best, then)}."
     said += (
         f" The speed of {then['name']} is estimated the same way ({best['architecture']} on "
         f"{stack_name(best['software_stack'])}, {evidence}): if both run slower together, "
@@ -203,7 +205,7 @@ def time_headroom_sentence(best: pd.Series, m: Margins) -> str:
     said += f"it stays the pick if its runs take {margin}; longer than "
     if joint_then is None:
         return said + "that, no option is feasible."
-    return said + f"that, {_then_phrase(joint_then)} is the pick."
+    return said + f"that, {_then_phrase(joint_then)} is the pick{_estimate_too(best, joint_then)}."
 
 
 def _time_margin(best: pd.Series, factor: float, durations: bool = True) -> str:
