@@ -193,17 +193,23 @@ def generic_formula(formula: str, accelerator_id: str) -> str:
     return re.sub(rf"(?<![a-z0-9._-]){re.escape(accelerator_id)}:", "", str(formula))
 
 
+def _row(tables: dict[str, pd.DataFrame], price_id: str) -> pd.Series | None:
+    """``price_id``'s row of data/price_derivations.csv, or None for a price with no formula."""
+    der = tables["price_derivations"]
+    rows = der[der["price_id"] == price_id]
+    return None if rows.empty else rows.iloc[0]
+
+
 def formula_figures(tables: dict[str, pd.DataFrame], price_id: str) -> str:
     """The formula of ``price_id`` with its inputs' values, as a reader checks it by hand:
     ``$5.25 x (1 - 0.41)``, a price per GPU-hour to the cent, per GPU to the dollar ('' for a row
     with no formula)."""
-    der = tables["price_derivations"]
-    row = der[der["price_id"] == price_id]
-    if row.empty:
+    row = _row(tables, price_id)
+    if row is None:
         return ""
     ev = _Evaluator(tables)
     out = []
-    for i, (op, kind, text) in enumerate(parse_formula(row["formula"].iloc[0])):
+    for i, (op, kind, text) in enumerate(parse_formula(row["formula"])):
         if kind == "ref":
             usd = ev.value(ev.default_id[text])
             figure = f"${usd:,.0f}" if text.split(":")[1].startswith("buy") else f"${usd:,.2f}"
@@ -220,11 +226,10 @@ def derivation_sentence(tables: dict[str, pd.DataFrame], price_id: str) -> str:
     data/price_derivations.csv states and the formula's inputs, ``1-year reservation = default
     on-demand x (1 - the 1-year committed-use discount) = $5.25 x (1 - 0.41)`` ('' for a row
     with no formula)."""
-    der = tables["price_derivations"]
-    row = der[der["price_id"] == price_id]
-    if row.empty:
+    row = _row(tables, price_id)
+    if row is None:
         return ""
-    rule = str(row["notes"].iloc[0]).strip().rstrip(".")
+    rule = str(row["notes"]).strip().rstrip(".")
     return f"{rule} = {formula_figures(tables, price_id)}"
 
 
@@ -234,12 +239,11 @@ def undiscounted_factor(tables: dict[str, pd.DataFrame], price_id: str) -> float
     on-demand price it is derived from; (1 - 0.41) / (1 - 0.64) = 1.639 for H100's 3-year, the
     1-year contract it is derived from; NaN for a row with no formula or no such term. How far
     such a price can rise and stay what it is (a reservation dearer than on demand is not one)."""
-    der = tables["price_derivations"]
-    row = der[der["price_id"] == price_id]
-    if row.empty:
+    row = _row(tables, price_id)
+    if row is None:
         return math.nan
     ev = _Evaluator(tables)
-    terms = [(op, t) for op, k, t in parse_formula(row["formula"].iloc[0]) if k == "minus"]
+    terms = [(op, t) for op, k, t in parse_formula(row["formula"]) if k == "minus"]
     if not terms:
         return math.nan
     # each (1 - p) multiplied in comes out (x 1 / (1 - p)); one divided by goes back (x (1 - p))

@@ -46,10 +46,14 @@ def derived_caveat(best: pd.Series, derivation: str, margins: Margins | None = N
     derived, not quoted: 1-year reservation = default on-demand x (1 - the 1-year committed-use
     discount) = $5.25 x (1 - 0.41) = $3.10 per GPU-hour. It stays the pick up to $3.48 per
     GPU-hour, 12.4 % above the derived $3.10; above that, ...``."""
-    unit = "per GPU" if best["is_buy"] else "per GPU-hour"
     said = f"Its price is derived, not quoted: {derivation} = "
-    said += f"{_price_down(best['price'], best['is_buy'])} {unit}."
+    said += f"{_price_down(best['price'], best['is_buy'])} {_unit(best)}."
     return said + (headroom_sentence(best, margins) if margins is not None else "")
+
+
+def _unit(best: pd.Series) -> str:
+    """What the pick's price is per: ``per GPU`` bought, ``per GPU-hour`` rented."""
+    return "per GPU" if best["is_buy"] else "per GPU-hour"
 
 
 def _to_no_discount(h) -> bool:
@@ -88,9 +92,8 @@ def headroom_sentence(best: pd.Series, m: Margins) -> str:
     )
     if not math.isfinite(h.factor):
         if _to_no_discount(h):
-            unit = "per GPU" if best["is_buy"] else "per GPU-hour"
             price = _price_down(best["price"] * h.limit, best["is_buy"])
-            return f" It stays the pick even with no discount, at {price} {unit}."
+            return f" It stays the pick even with no discount, at {price} {_unit(best)}."
         return f" It stays the pick even at {h.limit:g}x its {kind} price."
     said = f" It stays the pick {_price_margin(best, h.factor)}; above that, "
     if then is None:
@@ -136,9 +139,8 @@ def _same_margin(h, joint, joint_then) -> bool:
 
 def _price_margin(best: pd.Series, factor: float) -> str:
     """``up to $2.79 per GPU-hour, 6.6 % above the estimated $2.62``, rounded down."""
-    unit = "per GPU" if best["is_buy"] else "per GPU-hour"
     return (
-        f"up to {_price_down(best['price'] * factor, best['is_buy'])} {unit}, "
+        f"up to {_price_down(best['price'] * factor, best['is_buy'])} {_unit(best)}, "
         f"{math.floor((factor - 1) * 1000) / 10:g} % above the {_unquoted(best)} "
         f"{_price_down(best['price'], best['is_buy'])}"
     )
